@@ -1,0 +1,3 @@
+from needs_microversion.cli import main
+
+raise SystemExit(main())
