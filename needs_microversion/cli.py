@@ -1,0 +1,133 @@
+"""The command line: thin typer commands that hand off to plain functions.
+
+Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not provided,
+2 usage or input error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Optional
+
+import typer
+
+from needs_microversion import __version__
+from needs_microversion.errors import InputError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Decide whether an API change needs a new microversion (OpenStack rules).\n\n"
+    "Example: needs-microversion diff old.yaml new.yaml",
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"needs-microversion {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Decide whether an API change needs a new microversion."""
+
+
+@app.command()
+def diff(
+    old: Annotated[str, typer.Argument(help="Old OpenAPI/Swagger file or api-ref directory.")],
+    new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
+    strict: Annotated[bool, typer.Option(help="Invalid OpenAPI is an error (exit 2).")] = False,
+    validate: Annotated[bool, typer.Option("--validate/--no-validate",
+                                           help="Check documents with openapi-spec-validator "
+                                           "(~4 s per 4 MB).")] = True,
+    silent_failure: Annotated[Optional[list[str]], typer.Option(
+        help='Q1 claim: "METHOD /path: reason" (repeatable).')] = None,
+    exempt_error_codes: Annotated[bool, typer.Option(
+        "--exempt-error-codes/--no-exempt-error-codes",
+        help="Newly documented 400/403/404/415 need no microversion (nova footnote f2).")] = True,
+    free_form: Annotated[Optional[list[str]], typer.Option(
+        help="A body pointer of a free-form object, e.g. /os:scheduler_hints (repeatable).")
+    ] = None,
+    disable: Annotated[Optional[list[str]], typer.Option(
+        help="Switch a rule off by id (repeatable).")] = None,
+    old_version: Annotated[Optional[str], typer.Option(
+        help="The old maximum microversion, when the document does not say.")] = None,
+    new_version: Annotated[Optional[str], typer.Option(
+        help="The new maximum microversion, when the document does not say.")] = None,
+) -> int:
+    """Compare two API descriptions and judge every change by the microversion flow chart."""
+    from needs_microversion.run import DiffRequest, run_diff
+
+    request = DiffRequest(old=old, new=new, fmt=fmt, explain=explain, strict=strict,
+                          validate=validate, silent_failures=tuple(silent_failure or ()),
+                          exempt_error_codes=exempt_error_codes,
+                          free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
+                          old_version=old_version, new_version=new_version)
+    output, warnings, code = run_diff(request)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(output, nl=False)
+    return code
+
+
+@app.command()
+def rules(
+    rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.")
+                       ] = None,
+) -> int:
+    """List every rule (id, question, verdict), or document one."""
+    from needs_microversion.rules import RULES, get
+
+    if rule_id:
+        rule = get(rule_id)
+        typer.echo(f"{rule.id} (order {rule.order}): finding ids {', '.join(rule.finding_ids)}")
+        typer.echo(_dedent(rule.__doc__ or ""))
+        return 0
+    for rule in RULES:
+        typer.echo(f"{rule.order:>2}  {rule.id:<16} {rule.question}  "
+                   f"[{', '.join(rule.finding_ids)}]")
+    return 0
+
+
+def _dedent(text: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit code. The one place InputError becomes exit code 2."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=list(sys.argv[1:] if argv is None else argv),
+                              prog_name="needs-microversion", standalone_mode=False)
+    except InputError as exc:
+        print(f"needs-microversion: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - only click's own signals are handled below
+        code = _click_outcome(exc)
+        if code is None:
+            raise
+        return code
+    return int(result) if isinstance(result, int) else 0
+
+
+def _click_outcome(exc: Exception) -> int | None:
+    """Exit code for click's signals (typer vendors click in some releases, so match by name)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "Exit" in names:
+        return int(getattr(exc, "exit_code", 0) or 0)
+    if "ClickException" in names or "TyperException" in names:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        print(f"needs-microversion: error: {' '.join(message.split())}", file=sys.stderr)
+        return 2
+    if "Abort" in names:
+        return 2
+    return None

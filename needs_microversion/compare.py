@@ -1,0 +1,609 @@
+"""Snapshot x Snapshot -> Changes, microversion by microversion.
+
+The contract at every version up to the old document's maximum must be unchanged: each
+difference seen there is an ungated change. A difference that appears only above the old
+maximum is gated at the version where it first appears.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from needs_microversion.schema import LOCATION_KEY, Prop, Schema, SchemaTable
+from needs_microversion.snapshot import (
+    Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
+from needs_microversion.versions import FLOOR, Version
+
+PARAM_AREAS = {"path": "path-parameter", "query": "query-parameter", "header": "request-header",
+               "cookie": "cookie-parameter"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference in the user contract, before any rule judged it."""
+
+    area: str  # operation, *-parameter, request-header, request-body, status-code, ...
+    kind: str  # added | removed | changed
+    aspect: str  # "" | type | nullable | required | enum | constraint | composition | ...
+    operation: str  # "GET /servers/{server_id}" as the new document writes it
+    op_key: OpKey
+    pointer: str = ""  # JSON pointer in the body, or the parameter/header name
+    status: str | None = None
+    media: str | None = None
+    detail: str = ""  # e.g. the constraint keyword
+    old: Any = None
+    new: Any = None
+    old_location: Location | None = None
+    new_location: Location | None = None
+    gated: Version | None = None
+    inferred: bool = False
+    free_form: bool = False  # a key added to / removed from a free-form object
+
+    def identity(self) -> tuple[Any, ...]:
+        return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
+                self.media, self.detail, _canon(self.old), _canon(self.new))
+
+
+@dataclass(frozen=True)
+class _Rel:
+    """A difference inside a schema, relative to where the schema is used."""
+
+    pointer: str
+    kind: str
+    aspect: str
+    detail: str = ""
+    old: Any = None
+    new: Any = None
+    old_at: RawSchema | None = None
+    new_at: RawSchema | None = None
+    inferred: bool = False
+    free_form: bool = False
+
+
+def compare(old: Snapshot, new: Snapshot) -> list[Change]:
+    return Comparer(old, new).changes()
+
+
+class Comparer:
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.old, self.new = old, new
+        self.old_table = old.schemas
+        self.new_table = new.schemas
+        self.taint = _RefTaint(old, new)
+        self._memo: dict[tuple[Any, ...], tuple[_Rel, ...]] = {}
+        self._active: set[tuple[Any, ...]] = set()
+        self._bounds_old: dict[int, frozenset[Version]] = {}
+        self._bounds_new: dict[int, frozenset[Version]] = {}
+
+    # -- versions ------------------------------------------------------------------------
+    def samples(self, old_op: Operation | None, new_op: Operation | None
+                ) -> tuple[list[Version], list[Version]]:
+        """Versions to compare at: (up to the old max, above it). One if nothing is versioned."""
+        if not (self.old.bounds or self.new.bounds):
+            return [FLOOR], []
+        bounds = set(self.op_bounds(old_op, self.old_table, self._bounds_old))
+        new_bounds = self.op_bounds(new_op, self.new_table, self._bounds_new)
+        bounds |= new_bounds
+        old_max = self.old.max_version
+        if old_max is None:
+            return [FLOOR], sorted(b for b in new_bounds if b > FLOOR)
+        below = sorted({FLOOR, *(b for b in bounds if b <= old_max)})
+        above = sorted(b for b in new_bounds if b > old_max)
+        return below, above
+
+    def op_bounds(self, op: Operation | None, table: SchemaTable,
+                  memo: dict[int, frozenset[Version]]) -> frozenset[Version]:
+        if op is None:
+            return frozenset()
+        found = set(op.versions.bounds())
+        schemas: list[RawSchema | None] = [p.schema for p in op.parameters.values()]
+        found.update(b for p in op.parameters.values() for b in p.versions.bounds())
+        schemas.extend(op.request_content.values())
+        for response in op.responses.values():
+            found.update(response.versions.bounds())
+            schemas.extend(response.content.values())
+            schemas.extend(h.schema for h in response.headers.values())
+            found.update(b for h in response.headers.values() for b in h.versions.bounds())
+        for raw in schemas:
+            if raw is not None:
+                found |= _schema_bounds(raw, table, memo, set())
+        return frozenset(found)
+
+    # -- operations ----------------------------------------------------------------------
+    def changes(self) -> list[Change]:
+        seen: dict[tuple[Any, ...], Change] = {}
+        keys = sorted(set(self.old.operations) | set(self.new.operations))
+        old_max = self.old.max_version
+        for key in keys:
+            old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
+            if old_op is not None and new_op is not None and self.unchanged(old_op, new_op):
+                continue
+            below, above = self.samples(old_op, new_op)
+            for version in below:
+                for change in self.diff_operation(old_op, new_op, version, version):
+                    seen.setdefault(change.identity(), change)
+            for version in above:
+                for change in self.diff_operation(old_op, new_op, old_max or FLOOR, version):
+                    if change.identity() not in seen:
+                        seen[change.identity()] = _gate(change, version)
+        return list(seen.values())
+
+    def unchanged(self, old_op: Operation, new_op: Operation) -> bool:
+        """Raw-equal operations whose `$ref` targets are equal too need no walk."""
+        return (old_op.raw == new_op.raw and old_op.security == new_op.security
+                and old_op.key == new_op.key and self.taint.clean(old_op.raw)
+                and old_op.request_content.keys() == new_op.request_content.keys()
+                and old_op.responses.keys() == new_op.responses.keys()
+                and all(_same_node(old_op.request_content[m], new_op.request_content[m])
+                        for m in old_op.request_content))
+
+    def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
+                       vb: Version) -> list[Change]:
+        a = old_op if old_op is not None and old_op.versions.contains(va) else None
+        b = new_op if new_op is not None and new_op.versions.contains(vb) else None
+        if a is None and b is None:
+            return []
+        shown = b or a
+        assert shown is not None
+        op = _OpContext(self, shown.display, shown.key)
+        if a is None or b is None:
+            kind = "added" if a is None else "removed"
+            return [op.change("operation", kind, old_location=a and a.location,
+                              new_location=b and b.location, old=a and a.display,
+                              new=b and b.display)]
+        out: list[Change] = []
+        out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
+        out += self.diff_content(op, "request", a.request_content, b.request_content, va, vb)
+        if a.request_required != b.request_required and a.request_content and b.request_content:
+            out.append(op.change("request-body", "changed", "required", old=a.request_required,
+                                 new=b.request_required, old_location=a.location,
+                                 new_location=b.location))
+        out += self.diff_responses(op, a.responses, b.responses, va, vb)
+        if a.security != b.security and a.security is not None and b.security is not None:
+            out.append(op.change("security", "changed", old=sorted(a.security),
+                                 new=sorted(b.security), old_location=a.location,
+                                 new_location=b.location))
+        return out
+
+    def diff_parameters(self, op: _OpContext, old: Mapping[tuple[str, str], Parameter],
+                        new: Mapping[tuple[str, str], Parameter], va: Version, vb: Version,
+                        status: str | None = None, area: str | None = None) -> list[Change]:
+        out: list[Change] = []
+        for key in sorted(set(old) | set(new)):
+            a, b = old.get(key), new.get(key)
+            a = a if a is not None and a.versions.contains(va) else None
+            b = b if b is not None and b.versions.contains(vb) else None
+            if a is None and b is None:
+                continue
+            shown = b or a
+            assert shown is not None
+            where = area or PARAM_AREAS.get(shown.where, "query-parameter")
+            if a is None or b is None:
+                out.append(op.change(where, "added" if a is None else "removed",
+                                     pointer=shown.name, status=status,
+                                     old=a and _param_summary(a), new=b and _param_summary(b),
+                                     old_location=a and a.location,
+                                     new_location=b and b.location,
+                                     inferred=shown.inferred))
+                continue
+            if a.required != b.required:
+                out.append(op.change(where, "changed", "required", pointer=b.name,
+                                     status=status, old=a.required, new=b.required,
+                                     old_location=a.location, new_location=b.location))
+            if a.serialization != b.serialization:
+                out.append(op.change(where, "changed", "serialization", pointer=b.name,
+                                     status=status, old=dict(a.serialization),
+                                     new=dict(b.serialization), old_location=a.location,
+                                     new_location=b.location))
+            for rel in self.diff_schema(a.schema, b.schema, va, vb, "request"):
+                out.append(op.from_rel(where, rel, b.name, status=status,
+                                       inferred=a.inferred or b.inferred))
+        return out
+
+    def diff_content(self, op: _OpContext, direction: str, old: Mapping[str, RawSchema | None],
+                     new: Mapping[str, RawSchema | None], va: Version, vb: Version,
+                     status: str | None = None, location: tuple[Location, Location] | None = None
+                     ) -> list[Change]:
+        out: list[Change] = []
+        body_area = f"{direction}-body"
+        for media in sorted(set(old) | set(new)):
+            if media not in old or media not in new:
+                shown = new.get(media) if media in new else old.get(media)
+                out.append(op.change(f"{direction}-media-type",
+                                     "added" if media not in old else "removed",
+                                     status=status, media=media,
+                                     old=media if media in old else None,
+                                     new=media if media in new else None,
+                                     old_location=op.place(old.get(media), self.old) if media in
+                                     old else None,
+                                     new_location=op.place(shown, self.new) if media in new
+                                     else None))
+                continue
+            for rel in self.diff_schema(old[media], new[media], va, vb, direction):
+                out.append(op.from_rel(body_area, rel, "", status=status, media=media))
+        return out
+
+    def diff_responses(self, op: _OpContext, old: Mapping[str, Response],
+                       new: Mapping[str, Response], va: Version, vb: Version) -> list[Change]:
+        out: list[Change] = []
+        for status in sorted(set(old) | set(new)):
+            a, b = old.get(status), new.get(status)
+            a = a if a is not None and a.versions.contains(va) else None
+            b = b if b is not None and b.versions.contains(vb) else None
+            if a is None and b is None:
+                continue
+            if a is None or b is None:
+                out.append(op.change("status-code", "added" if a is None else "removed",
+                                     status=status, old=a and status, new=b and status,
+                                     old_location=a and a.location,
+                                     new_location=b and b.location))
+                continue
+            out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
+                                        {("header", k): v for k, v in b.headers.items()}, va, vb,
+                                        status=status, area="response-header")
+            out += self.diff_content(op, "response", a.content, b.content, va, vb, status)
+        return out
+
+    # -- schemas -------------------------------------------------------------------------
+    def diff_schema(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
+                    direction: str) -> tuple[_Rel, ...]:
+        key = (id(a.node) if a else None, id(b.node) if b else None, va, vb, direction)
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            return ()  # a cycle: equal unless proven otherwise elsewhere on the way
+        if a is not None and b is not None and _same_node(a, b) and self.taint.clean(a.node):
+            return ()
+        self._active.add(key)
+        try:
+            sa = _at_version(self.old_table, a, va)
+            sb = _at_version(self.new_table, b, vb)
+            if sa is None and sb is None:
+                result: tuple[_Rel, ...] = ()
+            elif sa is None or sb is None:
+                shown = sb or sa
+                assert shown is not None
+                result = (_Rel("", "added" if sa is None else "removed", "",
+                               old=sa and _summary(sa), new=sb and _summary(sb),
+                               old_at=sa and sa.location, new_at=sb and sb.location,
+                               inferred=shown.inferred),)
+            else:
+                result = tuple(self._diff_schemas(sa, sb, va, vb, direction))
+        finally:
+            self._active.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _diff_schemas(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
+                      ) -> Iterable[_Rel]:
+        at = {"old_at": sa.location, "new_at": sb.location, "inferred": sa.inferred or sb.inferred}
+        if sa.types != sb.types:
+            plain_a = (sa.types or frozenset()) - {"null"}
+            plain_b = (sb.types or frozenset()) - {"null"}
+            if sa.types is not None and sb.types is not None and plain_a == plain_b:
+                yield _Rel("", "changed", "nullable", old="null" in sa.types,
+                           new="null" in sb.types, **at)
+            else:
+                yield _Rel("", "changed", "type", old=_type_text(sa.types),
+                           new=_type_text(sb.types), **at)
+        if sa.enum != sb.enum:
+            yield from _enum_rels(sa.enum, sb.enum, at)
+        for keyword in sorted(set(sa.constraints) | set(sb.constraints)):
+            if sa.constraints.get(keyword) != sb.constraints.get(keyword):
+                yield _Rel("", "changed", "constraint", keyword,
+                           _load(sa.constraints.get(keyword)), _load(sb.constraints.get(keyword)),
+                           **at)
+        yield from self._diff_properties(sa, sb, va, vb, direction, at)
+        if sa.items is not None or sb.items is not None:
+            for rel in self.diff_schema(sa.items, sb.items, va, vb, direction):
+                yield _prefix(rel, "/*")
+        free_a, free_b = _additional(sa.additional), _additional(sb.additional)
+        if free_a != free_b and not (isinstance(sa.additional, RawSchema)
+                                     and isinstance(sb.additional, RawSchema)):
+            yield _Rel("", "changed", "free-form", "additionalProperties", free_a, free_b, **at)
+        if isinstance(sa.additional, RawSchema) and isinstance(sb.additional, RawSchema):
+            for rel in self.diff_schema(sa.additional, sb.additional, va, vb, direction):
+                yield _prefix(rel, "/{*}")
+        yield from self._diff_alternatives(sa, sb, va, vb, direction, at)
+        if sa.all_of is not None and sb.all_of is not None and sa.all_of != sb.all_of:
+            yield _Rel("", "changed", "composition", "allOf", len(sa.all_of), len(sb.all_of),
+                       **at)
+        for name in sorted(set(sa.subschemas) | set(sb.subschemas)):
+            a, b = sa.subschemas.get(name), sb.subschemas.get(name)
+            if a is None or b is None:
+                yield _Rel("", "changed", "constraint", name.strip("{}"),
+                           a is not None or None, b is not None or None, **at)
+                continue
+            for rel in self.diff_schema(a, b, va, vb, direction):
+                yield _prefix(rel, "/" + name)
+
+    def _diff_properties(self, sa: Schema, sb: Schema, va: Version, vb: Version,
+                         direction: str, at: dict[str, Any]) -> Iterable[_Rel]:
+        pa, pb = _visible(sa, va, direction), _visible(sb, vb, direction)
+        free = sa.free_form and sb.free_form
+        for name in sorted(set(pa) | set(pb) | sa.required ^ sb.required):
+            a, b = pa.get(name), pb.get(name)
+            segment = "/" + name.replace("~", "~0").replace("/", "~1")
+            if a is None and b is None:  # `required` lists a name no property declares
+                yield _Rel(segment, "changed", "required", old=name in sa.required,
+                           new=name in sb.required, **at)
+                continue
+            if a is None or b is None:
+                prop = b or a
+                assert prop is not None
+                table = self.new_table if a is None else self.old_table
+                summary = _summary(table.get(prop.schema))
+                yield _Rel(segment, "added" if a is None else "removed", "",
+                           old=a and {**summary, "required": name in sa.required},
+                           new=b and {**summary, "required": name in sb.required},
+                           old_at=a and a.schema, new_at=b and b.schema,
+                           inferred=at["inferred"] or table.get(prop.schema).inferred,
+                           free_form=free)
+                continue
+            if (name in sa.required) != (name in sb.required):
+                yield _Rel(segment, "changed", "required", old=name in sa.required,
+                           new=name in sb.required, old_at=a.schema, new_at=b.schema,
+                           inferred=at["inferred"])
+            for rel in self.diff_schema(a.schema, b.schema, va, vb, direction):
+                yield _prefix(rel, segment)
+
+    def _diff_alternatives(self, sa: Schema, sb: Schema, va: Version, vb: Version,
+                           direction: str, at: dict[str, Any]) -> Iterable[_Rel]:
+        for keyword in sorted(set(sa.alternatives) | set(sb.alternatives)):
+            la, lb = sa.alternatives.get(keyword, ()), sb.alternatives.get(keyword, ())
+            if len(la) != len(lb):
+                yield _Rel("", "changed", "composition", keyword, len(la), len(lb), **at)
+            for i, (a, b) in enumerate(_pair_branches(la, lb)):
+                segment = f"/{{{keyword}:{i}}}" if max(len(la), len(lb)) > 1 else ""
+                for rel in self.diff_schema(a, b, va, vb, direction):
+                    yield _prefix(rel, segment)
+
+
+class _OpContext:
+    """Builds Changes for one operation, turning raw places into Locations."""
+
+    def __init__(self, comparer: Comparer, display: str, key: OpKey) -> None:
+        self.comparer, self.display, self.key = comparer, display, key
+
+    def place(self, raw: RawSchema | None, snapshot: Snapshot) -> Location | None:
+        if raw is None:
+            return None
+        node = raw.node
+        if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
+            return Location.parse(node[LOCATION_KEY], raw.doc.display)
+        return Location(raw.doc.display, None, raw.pointer)
+
+    def change(self, area: str, kind: str, aspect: str = "", **fields: Any) -> Change:
+        return Change(area=area, kind=kind, aspect=aspect, operation=self.display,
+                      op_key=self.key, **fields)
+
+    def from_rel(self, area: str, rel: _Rel, prefix: str, status: str | None = None,
+                 media: str | None = None, inferred: bool = False) -> Change:
+        return self.change(area, rel.kind, rel.aspect, pointer=prefix + rel.pointer,
+                           status=status, media=media, detail=rel.detail, old=rel.old,
+                           new=rel.new, old_location=self.place(rel.old_at, self.comparer.old),
+                           new_location=self.place(rel.new_at, self.comparer.new),
+                           inferred=inferred or rel.inferred, free_form=rel.free_form)
+
+
+class _RefTaint:
+    """Which `$ref` targets differ between the two documents (transitively)."""
+
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.old, self.new = old, new
+        self._refs: dict[int, tuple[Any, frozenset[str]]] = {}
+        self._changed: dict[str, bool] = {}
+
+    def refs_in(self, node: Any) -> frozenset[str]:
+        hit = self._refs.get(id(node))
+        if hit is not None:
+            return hit[1]
+        found: set[str] = set()
+        pending = [node]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, Mapping):
+                ref = item.get("$ref")
+                if isinstance(ref, str):
+                    found.add(ref)
+                pending.extend(v for v in item.values() if isinstance(v, (Mapping, list)))
+            elif isinstance(item, (list, tuple)):
+                pending.extend(v for v in item if isinstance(v, (Mapping, list, tuple)))
+        result = frozenset(found)
+        self._refs[id(node)] = (node, result)
+        return result
+
+    def changed(self, ref: str) -> bool:
+        if not ref.startswith("#"):
+            return True  # refs into other files: walk rather than prove them equal
+        hit = self._changed.get(ref)
+        if hit is not None:
+            return hit
+        self._changed[ref] = False  # a cycle back here adds nothing new
+        old_target = _pointer_target(self.old.document.data, ref)
+        new_target = _pointer_target(self.new.document.data, ref)
+        result = old_target != new_target or any(self.changed(r) for r in self.refs_in(old_target))
+        self._changed[ref] = result
+        return result
+
+    def clean(self, node: Any) -> bool:
+        return not any(self.changed(ref) for ref in self.refs_in(node))
+
+
+_MISSING = object()
+
+
+def _pointer_target(data: Any, ref: str) -> Any:
+    from urllib.parse import unquote
+
+    node = data
+    for part in ref[1:].split("/")[1:] if ref.startswith("#/") else []:
+        part = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(part, _MISSING)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+def _same_node(a: RawSchema | None, b: RawSchema | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return bool(a.node == b.node)
+
+
+def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> Schema | None:
+    """The schema visible at `version`: microversion containers pick their variant."""
+    if raw is None:
+        return None
+    schema = table.get(raw)
+    for _ in range(32):  # containers of containers, bounded
+        if schema.switch is None:
+            break
+        variant = next((r for rng, r in schema.switch if rng.contains(version)), None)
+        if variant is None:
+            return None
+        schema = table.get(variant)
+    return schema if schema.versions.contains(version) else None
+
+
+def _visible(schema: Schema, version: Version, direction: str) -> dict[str, Prop]:
+    hidden = "read_only" if direction == "request" else "write_only"
+    return {name: prop for name, prop in schema.properties.items()
+            if prop.versions.contains(version) and not getattr(prop, hidden)}
+
+
+def _schema_bounds(raw: RawSchema, table: SchemaTable, memo: dict[int, frozenset[Version]],
+                   active: set[int]) -> frozenset[Version]:
+    schema = table.get(raw)
+    key = id(schema)
+    if key in memo:
+        return memo[key]
+    if key in active:
+        return frozenset()
+    active.add(key)
+    found = set(schema.versions.bounds())
+    children: list[RawSchema] = []
+    for prop in schema.properties.values():
+        found.update(prop.versions.bounds())
+        children.append(prop.schema)
+    if schema.switch:
+        for rng, variant in schema.switch:
+            found.update(rng.bounds())
+            children.append(variant)
+    children.extend(b for branches in schema.alternatives.values() for b in branches)
+    children.extend(schema.subschemas.values())
+    if schema.items is not None:
+        children.append(schema.items)
+    if isinstance(schema.additional, RawSchema):
+        children.append(schema.additional)
+    for child in children:
+        found |= _schema_bounds(child, table, memo, active)
+    active.discard(key)
+    memo[key] = frozenset(found)
+    return memo[key]
+
+
+def _pair_branches(la: tuple[RawSchema, ...], lb: tuple[RawSchema, ...]
+                   ) -> list[tuple[RawSchema, RawSchema]]:
+    """Pair alternatives: the same `$ref` first, then by position."""
+    def ref(raw: RawSchema) -> str | None:
+        node = raw.node
+        return node.get("$ref") if isinstance(node, Mapping) else None
+
+    pairs: list[tuple[RawSchema, RawSchema]] = []
+    rest_a, rest_b = list(la), list(lb)
+    for a in la:
+        match = next((b for b in rest_b if ref(a) is not None and ref(b) == ref(a)), None)
+        if match is not None:
+            pairs.append((a, match))
+            rest_a.remove(a)
+            rest_b.remove(match)
+    pairs.extend(zip(rest_a, rest_b))
+    return pairs
+
+
+def _enum_rels(old: frozenset[str] | None, new: frozenset[str] | None, at: dict[str, Any]
+               ) -> Iterable[_Rel]:
+    if old is None or new is None:
+        # Gaining an enum restricts the values (some removed); losing it accepts any value.
+        yield _Rel("", "removed" if old is None else "added", "enum", "enum",
+                   _values(old), _values(new), **at)
+        return
+    if new - old:
+        yield _Rel("", "added", "enum", "enum", None, _values(new - old), **at)
+    if old - new:
+        yield _Rel("", "removed", "enum", "enum", _values(old - new), None, **at)
+
+
+def _values(values: frozenset[str] | None) -> list[Any] | None:
+    return None if values is None else [json.loads(v) for v in sorted(values)]
+
+
+def _prefix(rel: _Rel, segment: str) -> _Rel:
+    return _Rel(segment + rel.pointer, rel.kind, rel.aspect, rel.detail, rel.old, rel.new,
+                rel.old_at, rel.new_at, rel.inferred, rel.free_form)
+
+
+def _additional(value: bool | RawSchema | None) -> Any:
+    if value is None or value is True:
+        return True  # JSON Schema allows unlisted keys unless told otherwise
+    return "schema" if isinstance(value, RawSchema) else value
+
+
+def _summary(schema: Schema) -> dict[str, Any]:
+    summary: dict[str, Any] = {"type": _type_text(schema.types)}
+    if schema.enum is not None:
+        summary["enum"] = _values(schema.enum)
+    return summary
+
+
+def _param_summary(param: Parameter) -> dict[str, Any]:
+    return {"in": param.where, "required": param.required}
+
+
+def _type_text(types: frozenset[str] | None) -> str:
+    return "any" if types is None else "|".join(sorted(types))
+
+
+def _load(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _gate(change: Change, version: Version) -> Change:
+    from dataclasses import replace
+
+    return replace(change, gated=version)
+
+
+def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Change]:
+    """Fill in line numbers (looked up in one batch per document: only for what is reported)."""
+    from dataclasses import replace
+
+    from needs_microversion.locate import lines_of
+
+    docs = {s.document.display: s.document for s in snapshots if s.document.text}
+    wanted: dict[str, set[tuple[str, ...]]] = {}
+    for change in changes:
+        for loc in (change.old_location, change.new_location):
+            if loc is not None and loc.line is None and loc.file in docs:
+                wanted.setdefault(loc.file, set()).add(loc.pointer)
+    lines = {file: lines_of(docs[file], pointers) for file, pointers in wanted.items()}
+
+    def fill(loc: Location | None) -> Location | None:
+        if loc is None or loc.line is not None or loc.file not in lines:
+            return loc
+        return replace(loc, line=lines[loc.file].get(loc.pointer))
+
+    return [replace(c, old_location=fill(c.old_location), new_location=fill(c.new_location))
+            for c in changes]

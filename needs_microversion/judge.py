@@ -1,0 +1,89 @@
+"""Changes -> Report: each change walks the flow chart; the first rule that answers decides."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from needs_microversion.compare import Change
+from needs_microversion.rules import RULES
+from needs_microversion.rules.base import (
+    BUG_FIX, NOT_REQUIRED, REQUIRED, Claim, Context, Finding, Options, Rule)
+from needs_microversion.versions import Version
+
+CHART_WORDS = {
+    REQUIRED: "Yes, you need a microversion",
+    NOT_REQUIRED: "No microversion needed",
+    BUG_FIX: "No microversion needed, it's a bug",
+}
+
+
+@dataclass(frozen=True)
+class Report:
+    old: str
+    new: str
+    old_version: Version | None
+    new_version: Version | None
+    findings: tuple[Finding, ...]
+    claims: tuple[Claim, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {f.verdict for f in self.findings}
+        return next((v for v in (REQUIRED, BUG_FIX) if v in verdicts), NOT_REQUIRED)
+
+    @property
+    def bumped(self) -> bool | None:
+        if self.old_version is None or self.new_version is None:
+            return None
+        return self.new_version > self.old_version
+
+    def provided(self, finding: Finding) -> bool:
+        """The change sits behind a microversion above the old max that the new one reaches."""
+        gated = finding.change.gated
+        return bool(self.bumped and gated is not None and self.old_version is not None
+                    and self.new_version is not None
+                    and self.old_version < gated <= self.new_version)
+
+    @property
+    def exit_code(self) -> int:
+        required = [f for f in self.findings if f.verdict == REQUIRED]
+        return 1 if any(not self.provided(f) for f in required) else 0
+
+
+def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
+          old_version: Version | None, new_version: Version | None,
+          warnings: Sequence[str] = ()) -> Report:
+    changes = tuple(changes)
+    context = Context.build(options, changes)
+    rules = [rule for rule in RULES if rule.id not in options.disabled]
+    findings = tuple(_first_answer(rules, change, context) for change in changes)
+    findings = tuple(f for f in findings if f is not None)
+    return Report(old, new, old_version, new_version,
+                  tuple(sorted(findings, key=_order)), options.silent_failures, tuple(warnings))
+
+
+def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Finding | None:
+    for rule in rules:
+        finding = rule.evaluate(change, context)
+        if finding is not None:
+            return finding
+    return None  # every question said no, or the rule that would answer is switched off
+
+
+def walk(finding: Finding) -> list[tuple[str, str]]:
+    """The chart walked for one finding: (question, answer) up to the one that decided."""
+    steps = []
+    for rule in RULES:
+        if rule.id == finding.rule:
+            steps.append((rule.question, "yes" if finding.verdict != NOT_REQUIRED else
+                          "yes, but an exception applies"))
+            break
+        steps.append((rule.question, "no"))
+    return steps
+
+
+def _order(finding: Finding) -> tuple[str, str, str, str]:
+    change = finding.change
+    return (change.operation, change.area, change.status or "", change.pointer)

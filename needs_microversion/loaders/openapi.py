@@ -1,0 +1,384 @@
+"""OpenAPI 3.0/3.1 and Swagger 2.0 documents -> Snapshot.
+
+The api-ref loader writes an OpenAPI 3.1 dictionary too (docs/contract-model.md), so this
+module is where every input becomes the contract model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from needs_microversion.document import Document
+from needs_microversion.errors import InputError
+from needs_microversion.locate import line_of
+from needs_microversion.refs import RefResolver
+from needs_microversion.schema import (
+    LOCATION_KEY, INFERRED_KEY, SchemaTable, canonical, is_container, openstack_range)
+from needs_microversion.snapshot import (
+    Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
+from needs_microversion.versions import ALL, Version, VersionRange, parse_version
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_PLACEHOLDER = re.compile(r"\{[^}/]*\}")
+_X_Y = re.compile(r"^\d+\.\d+$")
+# Header parameters that OpenAPI says are ignored (they are governed elsewhere).
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+# Keys whose values are data, never schema structure: `$ref` inside them is not followed.
+_DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
+# Keys whose children are names chosen by the author (a property called "example" is a name).
+_NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
+                        "responses", "parameters", "paths", "headers", "content", "callbacks",
+                        "links", "securitySchemes", "requestBodies", "pathItems",
+                        "dependentSchemas", "variables", "encoding", "webhooks"})
+
+
+def path_shape(path: str) -> str:
+    """`/servers/{server_id}/` -> `/servers/{}`: placeholder names and trailing `/` don't matter."""
+    path = path.split("?", 1)[0]
+    shape = _PLACEHOLDER.sub("{}", path)
+    return shape.rstrip("/") or "/"
+
+
+class SnapshotBuilder:
+    """Reads one OpenAPI-shaped document; `build()` returns its Snapshot."""
+
+    def __init__(self, doc: Document, *, source: str = "openapi") -> None:
+        self.doc = doc
+        self.source = source
+        self.resolver = RefResolver(doc)
+        self.schemas = SchemaTable(self.resolver)
+        data = doc.data
+        if not isinstance(data, Mapping):
+            raise InputError("not an OpenAPI or Swagger document (the top level is not a mapping)",
+                             doc.display)
+        self.data: Mapping[str, Any] = data
+        self.swagger = _spec_version(data, doc)
+
+    # -- helpers -------------------------------------------------------------------------
+    def where(self, pointer: tuple[str, ...], node: Any = None) -> Location:
+        if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
+            return Location.parse(node[LOCATION_KEY], self.doc.display)
+        return Location(self.doc.display, None, pointer)
+
+    def deref(self, node: Any, pointer: tuple[str, ...], doc: Document | None = None
+              ) -> tuple[Any, tuple[str, ...], Document]:
+        doc = doc or self.doc
+        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
+            target_doc, target, target_pointer = self.resolver.resolve(node["$ref"], doc)
+            return target, target_pointer, target_doc
+        return node, pointer, doc
+
+    def expect_mapping(self, node: Any, pointer: tuple[str, ...], what: str) -> Mapping[str, Any]:
+        if node is None:
+            return {}
+        if not isinstance(node, Mapping):
+            raise InputError(f"{what} must be a mapping, not {type(node).__name__}",
+                             self.doc.display, line_of(self.doc, pointer))
+        return node
+
+    # -- the document --------------------------------------------------------------------
+    def build(self) -> Snapshot:
+        self.check_refs()
+        paths = self.expect_mapping(self.data.get("paths"), ("paths",), "'paths'")
+        operations: dict[OpKey, Operation] = {}
+        for path_key, item in paths.items():
+            if not isinstance(path_key, str):
+                raise InputError(f"path key {path_key!r} is not a string", self.doc.display)
+            pointer = ("paths", path_key)
+            item, item_pointer, item_doc = self.deref(item, pointer)
+            item = self.expect_mapping(item, item_pointer, f"path item '{path_key}'")
+            path, _, action = path_key.partition("#")
+            for method in METHODS:
+                if method not in item:
+                    continue
+                op_pointer = (*item_pointer, method)
+                raw_op = self.expect_mapping(item[method], op_pointer, f"operation {method} {path}")
+                for op in self.operations(path, action or None, method, item, raw_op, op_pointer):
+                    if op.key in operations:
+                        raise InputError(f"two operations share the shape {op.display}",
+                                         self.doc.display, line_of(self.doc, op_pointer))
+                    operations[op.key] = op
+        return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
+                        max_version=self.max_version(), bounds=self.bounds(),
+                        operations=operations, schemas=self.schemas)
+
+    def max_version(self) -> Version | None:
+        info = self.data.get("info")
+        version = info.get("version") if isinstance(info, Mapping) else None
+        text = getattr(version, "source_text", version)
+        if isinstance(text, str) and _X_Y.match(text.strip()):
+            return parse_version(text)
+        bounds = [v for r in _ranges(self.data) for v in (r.lo, r.hi) if v is not None]
+        return max(bounds, default=None)
+
+    def bounds(self) -> frozenset[Version]:
+        if "x-openstack" not in self.doc.text and self.source == "openapi":
+            return frozenset()
+        return frozenset(b for r in _ranges(self.data) for b in r.bounds())
+
+    def check_refs(self) -> None:
+        """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
+        seen: set[tuple[str, str]] = set()
+        pending: list[tuple[Any, Document, bool]] = [(self.data, self.doc, False)]
+        while pending:
+            node, doc, names = pending.pop()
+            if isinstance(node, Mapping):
+                ref = node.get("$ref")
+                if ref is not None and not names:
+                    if not isinstance(ref, str):
+                        raise InputError(f"$ref must be a string, not {ref!r}", doc.display)
+                    if (str(doc.path), ref) not in seen:
+                        seen.add((str(doc.path), ref))
+                        target_doc, target, _ = self.resolver.resolve(ref, doc)
+                        if target_doc is not doc and (str(target_doc.path), "#") not in seen:
+                            seen.add((str(target_doc.path), "#"))
+                            pending.append((target_doc.data, target_doc, False))
+                for key, value in node.items():
+                    if names:
+                        pending.append((value, doc, False))
+                    elif isinstance(value, (Mapping, list)) and key not in _DATA_KEYS and not (
+                            isinstance(key, str) and key.startswith("x-")):
+                        pending.append((value, doc, key in _NAME_MAPS))
+            elif isinstance(node, list):
+                pending.extend((value, doc, False) for value in node)
+
+    # -- operations ----------------------------------------------------------------------
+    def operations(self, path: str, action: str | None, method: str, item: Mapping[str, Any],
+                   raw_op: Mapping[str, Any], pointer: tuple[str, ...]) -> Iterator[Operation]:
+        versions = openstack_range(raw_op)
+        params = self.parameters(path, item, raw_op, pointer)
+        content, required = self.request_body(raw_op, params, pointer)
+        responses = self.responses(raw_op, pointer)
+        security = self.security(raw_op)
+        location = self.where(pointer, raw_op)
+        shape = path_shape(path)
+        plain = {k: v for k, v in params.items() if k[0] != "body"}
+
+        def make(act: str | None, body: Mapping[str, RawSchema | None], rng: VersionRange
+                 ) -> Operation:
+            return Operation(key=OpKey(method.upper(), shape, act), path=path, versions=rng,
+                             parameters=plain, request_content=body, request_required=required,
+                             responses=responses, security=security, location=location,
+                             raw=(item.get("parameters"), raw_op))
+
+        actions = list(self.split_actions(content))
+        if not actions:
+            yield make(action, content, versions)
+            return
+        for name, body, rng in actions:
+            yield make(name, body, versions.intersect(rng))
+
+    def split_actions(self, content: Mapping[str, RawSchema | None]
+                      ) -> Iterator[tuple[str, Mapping[str, RawSchema | None], VersionRange]]:
+        """`x-openstack: {discriminator: action}` bodies: one operation per action."""
+        for media, raw in content.items():
+            if raw is None:
+                continue
+            resolved = self.schemas.resolve(raw)
+            node = resolved.node
+            if not (isinstance(node, Mapping) and is_container(node, "action")):
+                continue
+            base = RawSchema(resolved.doc, node["oneOf"], (*resolved.pointer, "oneOf"))
+            for i, variant in enumerate(node["oneOf"]):
+                child = RawSchema(base.doc, variant, (*base.pointer, str(i)))
+                target = self.schemas.resolve(child).node
+                ext = target.get("x-openstack") if isinstance(target, Mapping) else None
+                name = ext.get("action-name") if isinstance(ext, Mapping) else None
+                if not isinstance(name, str):
+                    name = _single_key(target) or f"#{i}"
+                rng = openstack_range(target) if isinstance(target, Mapping) else ALL
+                if isinstance(target, Mapping) and is_container(target, "microversion"):
+                    rng = ALL  # its variants carry the ranges of the body, not of the action
+                yield name, {media: child}, rng
+            return
+
+    def parameters(self, path: str, item: Mapping[str, Any], raw_op: Mapping[str, Any],
+                   pointer: tuple[str, ...]) -> dict[tuple[str, str], Parameter]:
+        merged: dict[tuple[str, str], Parameter] = {}
+        placeholders = [p[1:-1] for p in _PLACEHOLDER.findall(path.split("?", 1)[0])]
+        sources = ((item.get("parameters"), (*pointer[:-1], "parameters")),
+                   (raw_op.get("parameters"), (*pointer, "parameters")))
+        for params, params_pointer in sources:
+            if params is None:
+                continue
+            if not isinstance(params, list):
+                raise InputError("'parameters' must be a list", self.doc.display,
+                                 line_of(self.doc, params_pointer))
+            for i, raw in enumerate(params):
+                param = self.parameter(raw, (*params_pointer, str(i)))
+                if param is None:
+                    continue
+                if param.where == "path" and param.name in placeholders:
+                    key = ("path", str(placeholders.index(param.name)))
+                elif param.where == "header":
+                    key = ("header", param.name.lower())
+                else:
+                    key = (param.where, param.name)
+                merged[key] = param  # operation-level entries override path-level ones
+        return merged
+
+    def parameter(self, raw: Any, pointer: tuple[str, ...]) -> Parameter | None:
+        node, node_pointer, doc = self.deref(raw, pointer)
+        node = self.expect_mapping(node, node_pointer, "a parameter")
+        name, where = node.get("name"), node.get("in")
+        if not isinstance(name, str) or where not in ("path", "query", "header", "cookie",
+                                                       "body", "formData"):
+            raise InputError("a parameter needs a string 'name' and a valid 'in'",
+                             self.doc.display, line_of(self.doc, pointer))
+        if where == "header" and name.lower() in _IGNORED_HEADERS:
+            return None
+        serialization = {k: canonical(node[k]) for k in
+                         ("style", "explode", "allowReserved", "allowEmptyValue") if k in node}
+        schema: RawSchema | None
+        if where in ("body",):
+            schema = self.raw_schema(node.get("schema"), (*node_pointer, "schema"), doc)
+        elif "schema" in node:
+            schema = self.raw_schema(node["schema"], (*node_pointer, "schema"), doc)
+        elif isinstance(node.get("content"), Mapping) and node["content"]:
+            media, media_obj = next(iter(node["content"].items()))
+            serialization["content"] = str(media)
+            schema = self.raw_schema(media_obj.get("schema") if isinstance(media_obj, Mapping)
+                                     else None, (*node_pointer, "content", str(media), "schema"),
+                                     doc)
+        else:  # Swagger 2.0: the parameter itself carries type/format/enum/items
+            schema = RawSchema(doc, node, node_pointer)
+        versions = openstack_range(node)
+        if schema is not None and isinstance(schema.node, Mapping):
+            versions = versions.intersect(openstack_range(self.schemas.resolve(schema).node))
+        return Parameter(name=name, where=where, required=node.get("required") is True,
+                         schema=schema, serialization=serialization, versions=versions,
+                         location=self.where(node_pointer, node),
+                         inferred=bool(node.get(INFERRED_KEY)))
+
+    def raw_schema(self, node: Any, pointer: tuple[str, ...], doc: Document | None = None
+                   ) -> RawSchema | None:
+        if node is None:
+            return None
+        if not isinstance(node, (Mapping, bool)):
+            raise InputError("a schema must be a mapping", self.doc.display,
+                             line_of(self.doc, pointer))
+        return RawSchema(doc or self.doc, node, pointer)
+
+    def request_body(self, raw_op: Mapping[str, Any], params: Mapping[tuple[str, str], Parameter],
+                     pointer: tuple[str, ...]) -> tuple[dict[str, RawSchema | None], bool]:
+        if self.swagger:
+            consumes = raw_op.get("consumes") or self.data.get("consumes") or ["application/json"]
+            body = [p for k, p in params.items() if k[0] == "body"]
+            form = [p for k, p in params.items() if k[0] == "formData"]
+            if body:
+                return {str(m): body[0].schema for m in consumes}, body[0].required
+            if form:
+                schema = {"type": "object",
+                          "properties": {p.name: p.schema.node for p in form if p.schema},
+                          "required": sorted(p.name for p in form if p.required)}
+                media = [m for m in consumes if "form" in str(m)] or [
+                    "application/x-www-form-urlencoded"]
+                raw = RawSchema(self.doc, schema, (*pointer, "parameters"))
+                return {str(m): raw for m in media}, any(p.required for p in form)
+            return {}, False
+        request = raw_op.get("requestBody")
+        if request is None:
+            return {}, False
+        node, node_pointer, doc = self.deref(request, (*pointer, "requestBody"))
+        node = self.expect_mapping(node, node_pointer, "requestBody")
+        return self.content(node.get("content"), (*node_pointer, "content"), doc), bool(
+            node.get("required"))
+
+    def content(self, content: Any, pointer: tuple[str, ...], doc: Document
+                ) -> dict[str, RawSchema | None]:
+        content = self.expect_mapping(content, pointer, "'content'")
+        result: dict[str, RawSchema | None] = {}
+        for media, media_obj in content.items():
+            media_obj = self.expect_mapping(media_obj, (*pointer, str(media)), "a media type")
+            result[_media(media)] = self.raw_schema(media_obj.get("schema"),
+                                                    (*pointer, str(media), "schema"), doc)
+        return result
+
+    def responses(self, raw_op: Mapping[str, Any], pointer: tuple[str, ...]
+                  ) -> dict[str, Response]:
+        responses = self.expect_mapping(raw_op.get("responses"), (*pointer, "responses"),
+                                        "'responses'")
+        produces = raw_op.get("produces") or self.data.get("produces") or ["application/json"]
+        result: dict[str, Response] = {}
+        for code, raw in responses.items():
+            status = str(code).upper() if str(code).lower() != "default" else "default"
+            if status.startswith("X-"):
+                continue  # an extension, not a status code
+            node, node_pointer, doc = self.deref(raw, (*pointer, "responses", str(code)))
+            node = self.expect_mapping(node, node_pointer, f"response {code}")
+            if self.swagger:
+                schema = self.raw_schema(node.get("schema"), (*node_pointer, "schema"), doc)
+                content = {_media(m): schema for m in produces} if schema is not None else {}
+            else:
+                content = self.content(node.get("content"), (*node_pointer, "content"), doc)
+            headers: dict[str, Parameter] = {}
+            raw_headers = self.expect_mapping(node.get("headers"), (*node_pointer, "headers"),
+                                              "'headers'")
+            for name, header in raw_headers.items():
+                if str(name).lower() == "content-type":
+                    continue
+                header_node, header_pointer, header_doc = self.deref(
+                    header, (*node_pointer, "headers", str(name)), doc)
+                header_node = self.expect_mapping(header_node, header_pointer, f"header {name}")
+                param = self.parameter({**header_node, "name": str(name), "in": "header"},
+                                       header_pointer)
+                if param is not None:
+                    headers[str(name).lower()] = param
+            result[status] = Response(status=status, versions=openstack_range(node),
+                                      headers=headers, content=content,
+                                      location=self.where(node_pointer, node))
+        return result
+
+    def security(self, raw_op: Mapping[str, Any]) -> frozenset[str] | None:
+        security = raw_op.get("security", self.data.get("security"))
+        if not isinstance(security, list):
+            return None
+        return frozenset(canonical(req) for req in security)
+
+
+def load_openapi(doc: Document, *, source: str = "openapi") -> Snapshot:
+    return SnapshotBuilder(doc, source=source).build()
+
+
+def _spec_version(data: Mapping[str, Any], doc: Document) -> bool:
+    """True for Swagger 2.0, False for OpenAPI 3.x; anything else is refused."""
+    if "openapi" in data:
+        version = str(getattr(data["openapi"], "source_text", data["openapi"]))
+        if re.match(r"^3\.[01](\.\d+)?(-.*)?$", version):
+            return False
+        raise InputError(f"unsupported OpenAPI version {version!r} (3.0 and 3.1 are read)",
+                         doc.display, line_of(doc, ("openapi",)))
+    if "swagger" in data:
+        version = str(getattr(data["swagger"], "source_text", data["swagger"]))
+        if version == "2.0":
+            return True
+        raise InputError(f"unsupported Swagger version {version!r} (2.0 is read)", doc.display,
+                         line_of(doc, ("swagger",)))
+    raise InputError("not an OpenAPI or Swagger document (no 'openapi' or 'swagger' key)",
+                     doc.display)
+
+
+def _ranges(node: Any) -> Iterator[VersionRange]:
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Mapping):
+            if "x-openstack" in node:
+                yield openstack_range(node)
+            pending.extend(v for k, v in node.items() if isinstance(v, (Mapping, list))
+                           and k not in _DATA_KEYS)
+        elif isinstance(node, list):
+            pending.extend(v for v in node if isinstance(v, (Mapping, list)))
+
+
+def _media(media: Any) -> str:
+    # Parameters such as charset don't change the contract's shape.
+    return str(media).split(";", 1)[0].strip().lower()
+
+
+def _single_key(node: Any) -> str | None:
+    props = node.get("properties") if isinstance(node, Mapping) else None
+    return next(iter(props)) if isinstance(props, Mapping) and len(props) == 1 else None
+

@@ -1,0 +1,58 @@
+"""The stable JSON format (see README "JSON output")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from needs_microversion.judge import Report
+from needs_microversion.rules.base import Finding
+
+
+def as_dict(report: Report) -> dict[str, Any]:
+    return {
+        "verdict": report.verdict,
+        "old_version": _text(report.old_version),
+        "new_version": _text(report.new_version),
+        "bumped": report.bumped,
+        "exit_code": report.exit_code,
+        "old": report.old,
+        "new": report.new,
+        "claims": [{"operation": c.text, "reason": c.reason} for c in report.claims],
+        "changes": [_finding(report, f) for f in report.findings],
+        "warnings": list(report.warnings),
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(as_dict(report), indent=2, default=str) + "\n"
+
+
+def _finding(report: Report, finding: Finding) -> dict[str, Any]:
+    change = finding.change
+    location = change.new_location or change.old_location
+    return {
+        "id": finding.id,
+        "rule": finding.rule,
+        "question": finding.question,
+        "verdict": finding.verdict,
+        "operation": change.operation,
+        "kind": change.area if not change.aspect else f"{change.area}:{change.aspect}",
+        "change": change.kind,
+        "pointer": change.pointer,
+        "status": change.status,
+        "media_type": change.media,
+        "old": change.old,
+        "new": change.new,
+        "location": str(location) if location else None,
+        "old_location": str(change.old_location) if change.old_location else None,
+        "new_location": str(change.new_location) if change.new_location else None,
+        "message": finding.message,
+        "gated": _text(change.gated),
+        "provided": report.provided(finding),
+        "inferred": change.inferred,
+    }
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,28 @@
+"""The ordered rule registry: chart questions first (Q1..Q6), then the wider contract."""
+
+from __future__ import annotations
+
+from needs_microversion.errors import InputError
+from needs_microversion.rules.allowed_values import AllowedValues
+from needs_microversion.rules.attribute import Attribute
+from needs_microversion.rules.base import Rule
+from needs_microversion.rules.header import Header
+from needs_microversion.rules.media_type import MediaType
+from needs_microversion.rules.prior_500 import PriorServerError
+from needs_microversion.rules.query_parameter import QueryParameter
+from needs_microversion.rules.resource_url import ResourceUrl
+from needs_microversion.rules.security import Security
+from needs_microversion.rules.silent_failure import SilentFailure
+from needs_microversion.rules.status_code import StatusCode
+
+RULES: tuple[Rule, ...] = (
+    SilentFailure(), PriorServerError(), StatusCode(), Attribute(), QueryParameter(),
+    ResourceUrl(), Header(), AllowedValues(), MediaType(), Security(),
+)
+
+
+def get(rule_id: str) -> Rule:
+    for rule in RULES:
+        if rule.id == rule_id:
+            return rule
+    raise InputError(f"unknown rule {rule_id!r} (see 'needs-microversion rules')")

@@ -1,0 +1,122 @@
+"""What every rule shares: options, the finding record, and the judging context."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from needs_microversion.compare import Change
+from needs_microversion.snapshot import OpKey
+
+REQUIRED, NOT_REQUIRED, BUG_FIX = "required", "not-required", "bug-fix"
+# nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
+NOVA_EXEMPT_CODES = frozenset({"400", "403", "404", "415"})
+# nova: "a new scheduler which adds a new attribute to os:scheduler_hints doesn't require one".
+DEFAULT_FREE_FORM = ("/os:scheduler_hints", "/OS-SCH-HNT:scheduler_hints")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A reviewer's statement the documents cannot show (Q1): which operation, and why."""
+
+    operation: OpKey
+    text: str  # as the user wrote the operation
+    reason: str
+
+
+@dataclass(frozen=True)
+class Options:
+    exempt_error_codes: frozenset[str] = NOVA_EXEMPT_CODES
+    free_form_paths: tuple[str, ...] = DEFAULT_FREE_FORM
+    silent_failures: tuple[Claim, ...] = ()
+    disabled: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    rule: str
+    question: str
+    verdict: str
+    change: Change
+    message: str
+
+
+@dataclass(frozen=True)
+class Context:
+    options: Options
+    changes: tuple[Change, ...] = ()
+    # Operations where a documented 500/503 went away: their new 4xx codes are the fix.
+    fixed_server_errors: frozenset[OpKey] = field(default=frozenset())
+
+    @classmethod
+    def build(cls, options: Options, changes: Iterable[Change]) -> Context:
+        changes = tuple(changes)
+        fixed = frozenset(c.op_key for c in changes if c.area == "status-code"
+                          and c.kind == "removed" and c.status in ("500", "503"))
+        return cls(options, changes, fixed)
+
+    def in_free_form_path(self, change: Change) -> bool:
+        """The change adds or removes a key below a configured free-form object."""
+        return any(fnmatch.fnmatchcase(change.pointer, pattern.rstrip("/") + "/*")
+                   for pattern in self.options.free_form_paths)
+
+
+class Rule:
+    """Base of every rule: the docstring of a subclass is its documentation."""
+
+    id: ClassVar[str]
+    order: ClassVar[int]
+    question: ClassVar[str]
+    finding_ids: ClassVar[tuple[str, ...]]
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        """Return a Finding when this question answers for the change, else None."""
+        raise NotImplementedError
+
+    def finding(self, finding_id: str, verdict: str, change: Change, message: str) -> Finding:
+        assert finding_id in self.finding_ids, finding_id
+        return Finding(finding_id, self.id, self.question, verdict, change, message)
+
+
+def describe(change: Change) -> str:
+    """A short human sentence for a change: what, where, old -> new."""
+    where = {
+        "request-body": "request attribute", "response-body": "response attribute",
+        "query-parameter": "query parameter", "cookie-parameter": "cookie parameter",
+        "path-parameter": "path parameter", "request-header": "request header",
+        "response-header": "response header", "status-code": "status code",
+        "request-media-type": "request media type", "response-media-type": "response media type",
+        "operation": "operation", "security": "security requirements",
+    }[change.area]
+    subject = change.pointer or change.status or change.media or ""
+    if change.area == "status-code":
+        subject = change.status or ""
+    elif change.area.endswith("media-type"):
+        subject = change.media or ""
+    elif change.area == "operation":
+        subject = change.operation
+    text = f"{where} {subject}".strip() if subject else where
+    if change.area == "response-body" or (change.area == "response-header"):
+        text += f" (status {change.status})" if change.status else ""
+    if change.kind == "added" and change.aspect == "enum":
+        return f"{text}: allowed values added {_short(change.new)}"
+    if change.kind == "removed" and change.aspect == "enum":
+        return f"{text}: allowed values removed {_short(change.old)}"
+    if change.kind in ("added", "removed"):
+        value = change.new if change.kind == "added" else change.old
+        detail = f" ({_short(value)})" if isinstance(value, dict) else ""
+        return f"{text} {change.kind}{detail}"
+    aspect = change.detail if change.aspect == "constraint" else change.aspect
+    return f"{text}: {aspect} changed from {_short(change.old)} to {_short(change.new)}"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    text = str(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from needs_microversion.compare import Change
+from needs_microversion.rules.base import (
+    NOT_REQUIRED, REQUIRED, Context, Finding, Rule, describe)
+
+
+class Header(Rule):
+    """Did we add or remove a request or response header?
+
+    What it checks
+        Headers accepted on a request and returned on a response (per status code), compared
+        case-insensitively: added, removed, or changed (type, values, required-ness).
+
+    Why
+        New headers accepted on a request and new headers returned on a response are listed
+        in the user contract of every microversion guide (nova, senlin, cyborg).
+
+    Example
+        A response that starts returning `X-Openstack-Request-Id`, or a request that starts
+        honouring `X-Client-Trace`.
+
+    No microversion needed when
+        An inapplicable header is removed: `Retry-After` returned with a 4xx response (it only
+        belongs on a 503 or a 3xx) may go without a microversion.
+
+    Options
+        None.
+    """
+
+    id = "header"
+    order = 7
+    question = "Did we add or remove a request or response header?"
+    finding_ids = ("request-header-added", "request-header-removed", "response-header-added",
+                   "response-header-removed", "header-changed", "inapplicable-header-removed")
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        if change.area not in ("request-header", "response-header"):
+            return None
+        if (change.area == "response-header" and change.kind == "removed"
+                and change.pointer.lower() == "retry-after"
+                and (change.status or "").startswith("4")):
+            return self.finding("inapplicable-header-removed", NOT_REQUIRED, change,
+                                f"{describe(change)}: Retry-After does not apply to a "
+                                f"{change.status}")
+        if change.kind in ("added", "removed") and "/" not in change.pointer:
+            return self.finding(f"{change.area}-{change.kind}", REQUIRED, change,
+                                describe(change))
+        return self.finding("header-changed", REQUIRED, change, describe(change))

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from needs_microversion.compare import Change
+from needs_microversion.rules.base import (
+    NOT_REQUIRED, REQUIRED, Context, Finding, Rule, describe)
+
+
+class StatusCode(Rule):
+    """Are we changing what status code is returned?
+
+    What it checks
+        The status codes documented for each operation: a code added (the API may now return
+        it) or removed (a success code replaced, 200 -> 201, counts as both).
+
+    Why
+        The list of status codes allowed for a request is part of the contract: clients
+        branch on them (chart question 3).
+
+    Example
+        An API that could return 200, 400, 403, 404 may now also return 409; or the return
+        code changes from 501 to 400.
+
+    No microversion needed when
+        A 400, 403, 404 or 415 is newly documented (nova footnote f2: validation, policy,
+        missing resources and content types can always produce them). A 500/503 fixed is
+        question 2.
+
+    Options
+        `--no-exempt-error-codes` turns the f2 exemption off (cinder and manila have none);
+        `exempt_error_codes` in the configuration lists the codes.
+    """
+
+    id = "status-code"
+    order = 3
+    question = "Are we changing what status code is returned?"
+    finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt")
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        if change.area != "status-code":
+            return None
+        if change.kind == "added" and change.status in context.options.exempt_error_codes:
+            return self.finding("error-code-exempt", NOT_REQUIRED, change,
+                                f"{describe(change)}: {change.status} may always be returned "
+                                "(footnote f2)")
+        finding = "status-code-added" if change.kind == "added" else "status-code-removed"
+        return self.finding(finding, REQUIRED, change, describe(change))

@@ -1,0 +1,337 @@
+"""Normalise raw JSON-schema nodes into comparable `Schema` records, lazily and once each.
+
+`$ref` is resolved and `allOf` merged here, so a refactor that resolves to the same schema
+compares equal. Children stay `RawSchema` handles: recursive schemas are never expanded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from needs_microversion.refs import RefResolver
+from needs_microversion.snapshot import RawSchema
+from needs_microversion.versions import ALL, VersionRange, parse_version
+
+# Keywords whose value is a schema (compared structurally, under a pointer segment `{kw}`).
+SUBSCHEMA_KEYWORDS = frozenset(
+    {"contains", "propertyNames", "not", "if", "then", "else", "contentSchema",
+     "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
+)
+# Keywords whose value maps names (or positions) to schemas.
+SUBSCHEMA_MAP_KEYWORDS = frozenset({"dependentSchemas", "patternProperties"})
+# Keywords that restrict or shape accepted/returned values: contract, compared by value.
+CONSTRAINT_KEYWORDS = frozenset(
+    {"format", "pattern", "maxLength", "minLength", "minimum", "maximum", "exclusiveMinimum",
+     "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",
+     "maxProperties", "minContains", "maxContains", "dependentRequired", "contentMediaType",
+     "contentEncoding", "discriminator", "default", "xml", "x-extensible-enum",
+     "collectionFormat"}
+)
+LOCATION_KEY = "x-needs-microversion-location"
+INFERRED_KEY = "x-needs-microversion-inferred"
+
+
+def canonical(value: Any) -> str:
+    """A stable text form of a JSON value, for set membership and equality."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def openstack_range(node: Mapping[str, Any]) -> VersionRange:
+    """The `x-openstack` min/max microversion of a node (both spellings), ALL if none."""
+    ext = node.get("x-openstack")
+    if not isinstance(ext, Mapping):
+        return ALL
+    lo = ext.get("min-ver", ext.get("min_ver"))
+    hi = ext.get("max-ver", ext.get("max_ver"))
+    return VersionRange(parse_version(lo) if lo is not None else None,
+                        parse_version(hi) if hi is not None else None)
+
+
+def is_container(node: Mapping[str, Any], kind: str) -> bool:
+    ext = node.get("x-openstack")
+    return isinstance(ext, Mapping) and ext.get("discriminator") == kind and isinstance(
+        node.get("oneOf"), list)
+
+
+@dataclass(frozen=True)
+class Prop:
+    schema: RawSchema
+    versions: VersionRange
+    read_only: bool
+    write_only: bool
+
+
+@dataclass(frozen=True)
+class Schema:
+    types: frozenset[str] | None  # None = any type; "null" in it = nullable
+    enum: frozenset[str] | None  # canonical values
+    constraints: Mapping[str, str]  # keyword -> canonical value
+    properties: Mapping[str, Prop]
+    required: frozenset[str]
+    items: RawSchema | None
+    additional: bool | RawSchema | None  # None = not stated
+    alternatives: Mapping[str, tuple[RawSchema, ...]]  # "oneOf"/"anyOf" -> branches
+    subschemas: Mapping[str, RawSchema]  # "{contains}", "{dependentSchemas:x}" -> schema
+    versions: VersionRange
+    switch: tuple[tuple[VersionRange, RawSchema], ...] | None  # microversion container
+    read_only: bool
+    write_only: bool
+    inferred: bool
+    location: RawSchema  # the node that defines it (for file:line)
+    all_of: frozenset[str] | None = None  # the allOf branches that validate, when allOf is used
+
+    @property
+    def free_form(self) -> bool:
+        """Accepts keys nobody listed: explicit additionalProperties, or a bare map."""
+        if self.additional is True:
+            return True
+        if isinstance(self.additional, RawSchema):
+            node = self.additional.node
+            return isinstance(node, Mapping) and not any(
+                k for k in node if not k.startswith("x-") and k not in ("description", "title"))
+        return self.additional is None and not self.properties and self.types == frozenset(
+            {"object"})
+
+
+_DOC_ONLY = frozenset({"description", "title", "example", "examples", "deprecated",
+                       "externalDocs", "$comment", "$schema", "$id", "$anchor", "$defs",
+                       "definitions", "summary"})
+
+
+class SchemaTable:
+    """Memoised normaliser for every schema node of one snapshot."""
+
+    def __init__(self, resolver: RefResolver) -> None:
+        self._resolver = resolver
+        # id(node) -> (node, Schema): keeping the node alive keeps its id unique.
+        self._memo: dict[int, tuple[Any, Schema]] = {}
+
+    def resolve(self, raw: RawSchema) -> RawSchema:
+        """Follow `$ref` chains to the node that holds the schema."""
+        node = raw.node
+        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and not _has_siblings(
+                node):
+            doc, target, pointer = self._resolver.resolve(node["$ref"], raw.doc)
+            return RawSchema(doc, target, pointer)
+        return raw
+
+    def get(self, raw: RawSchema) -> Schema:
+        raw = self.resolve(raw)
+        hit = self._memo.get(id(raw.node))
+        if hit is not None:
+            return hit[1]
+        schema = self._normalise(raw)
+        self._memo[id(raw.node)] = (raw.node, schema)
+        return schema
+
+    def _child(self, raw: RawSchema, key: str | int, node: Any) -> RawSchema:
+        return RawSchema(raw.doc, node, (*raw.pointer, str(key)))
+
+    def _normalise(self, raw: RawSchema) -> Schema:
+        node = raw.node
+        if node is True or not isinstance(node, Mapping):
+            return _ANY(raw)
+        if node is False:
+            return _ANY(raw)
+        parts = [self._own(raw)]
+        if isinstance(node.get("$ref"), str):  # $ref with siblings: the siblings narrow it
+            doc, target, pointer = self._resolver.resolve(node["$ref"], raw.doc)
+            parts.append(self.get(RawSchema(doc, target, pointer)))
+        all_of = node.get("allOf")
+        branches: frozenset[str] | None = None
+        if isinstance(all_of, list):
+            base = RawSchema(raw.doc, all_of, (*raw.pointer, "allOf"))
+            children = [self._child(base, i, branch) for i, branch in enumerate(all_of)]
+            parts.extend(self.get(child) for child in children)
+            # Which schemas are composed is contract when both sides compose: removing a
+            # validating branch drops a promise even if another branch repeats it today.
+            branches = frozenset(
+                child.node["$ref"] if isinstance(child.node, Mapping) and "$ref" in child.node
+                else canonical(child.node) for child in children
+                if _validates(self.resolve(child).node))
+        merged = parts[0] if len(parts) == 1 else _merge(parts, raw)
+        return merged if branches is None else replace(merged, all_of=branches)
+
+    def _own(self, raw: RawSchema) -> Schema:
+        """The schema's own keywords, without allOf/$ref parts."""
+        node: Mapping[str, Any] = raw.node
+        types = _types(node)
+        enum = node.get("enum")
+        enum_set = frozenset(canonical(v) for v in enum) if isinstance(enum, list) else None
+        if "const" in node:
+            enum_set = frozenset({canonical(node["const"])})
+        constraints = {k: canonical(node[k]) for k in CONSTRAINT_KEYWORDS if k in node}
+        if node.get("exclusiveMinimum") is True or node.get("exclusiveMaximum") is True:
+            pass  # 3.0 booleans are kept as-is: a change of them is a change of the bound
+        props: dict[str, Prop] = {}
+        raw_props = node.get("properties")
+        if isinstance(raw_props, Mapping):
+            base = RawSchema(raw.doc, raw_props, (*raw.pointer, "properties"))
+            for name, sub in raw_props.items():
+                child = self._child(base, name, sub)
+                target = self.resolve(child).node if isinstance(sub, Mapping) else sub
+                flags = target if isinstance(target, Mapping) else {}
+                own = sub if isinstance(sub, Mapping) else {}
+                versions = openstack_range(own).intersect(openstack_range(flags))
+                props[str(name)] = Prop(child, versions,
+                                        bool(own.get("readOnly") or flags.get("readOnly")),
+                                        bool(own.get("writeOnly") or flags.get("writeOnly")))
+        required = node.get("required")
+        req = frozenset(str(r) for r in required) if isinstance(required, list) else frozenset()
+        items = node.get("items")
+        items_raw = self._child(raw, "items", items) if isinstance(items, (Mapping, bool)) else None
+        subs: dict[str, RawSchema] = {}
+        if isinstance(items, list):  # Swagger/3.0 tuple form
+            for i, sub in enumerate(items):
+                subs[f"{{items:{i}}}"] = self._child(RawSchema(raw.doc, items, (*raw.pointer,
+                                                     "items")), i, sub)
+        additional = node.get("additionalProperties")
+        add: bool | RawSchema | None
+        if isinstance(additional, bool):
+            add = additional
+        elif isinstance(additional, Mapping):
+            add = self._child(raw, "additionalProperties", additional)
+        else:
+            add = None
+        alternatives: dict[str, tuple[RawSchema, ...]] = {}
+        switch = None
+        if is_container(node, "microversion"):
+            variants = node["oneOf"]
+            base = RawSchema(raw.doc, variants, (*raw.pointer, "oneOf"))
+            switch = tuple(
+                (openstack_range(self.resolve(self._child(base, i, v)).node
+                                 if isinstance(v, Mapping) else {})
+                 .intersect(openstack_range(v) if isinstance(v, Mapping) else ALL),
+                 self._child(base, i, v))
+                for i, v in enumerate(variants))
+        else:
+            for kw in ("oneOf", "anyOf"):
+                branches = node.get(kw)
+                if isinstance(branches, list):
+                    base = RawSchema(raw.doc, branches, (*raw.pointer, kw))
+                    alternatives[kw] = tuple(self._child(base, i, b) for i, b in enumerate(branches))
+        for kw in SUBSCHEMA_KEYWORDS:
+            if isinstance(node.get(kw), (Mapping, bool)) and not (
+                    kw.startswith("unevaluated") and isinstance(node.get(kw), bool)):
+                subs[f"{{{kw}}}"] = self._child(raw, kw, node[kw])
+            elif kw.startswith("unevaluated") and isinstance(node.get(kw), bool):
+                constraints[kw] = canonical(node[kw])
+        for kw in SUBSCHEMA_MAP_KEYWORDS:
+            value = node.get(kw)
+            if isinstance(value, Mapping):
+                base = RawSchema(raw.doc, value, (*raw.pointer, kw))
+                for name, sub in value.items():
+                    subs[f"{{{kw}:{name}}}"] = self._child(base, name, sub)
+        prefix = node.get("prefixItems")
+        if isinstance(prefix, list):
+            base = RawSchema(raw.doc, prefix, (*raw.pointer, "prefixItems"))
+            for i, sub in enumerate(prefix):
+                subs[f"{{prefixItems:{i}}}"] = self._child(base, i, sub)
+        if types is None and props:
+            types = frozenset({"object"})
+        elif types is None and items_raw is not None:
+            types = frozenset({"array"})
+        return Schema(types=types, enum=enum_set, constraints=constraints, properties=props,
+                      required=req, items=items_raw, additional=add, alternatives=alternatives,
+                      subschemas=subs, versions=openstack_range(node), switch=switch,
+                      read_only=bool(node.get("readOnly")), write_only=bool(node.get("writeOnly")),
+                      inferred=bool(node.get(INFERRED_KEY)), location=raw)
+
+
+def _validates(node: Any) -> bool:
+    """The schema constrains something (it is not only annotations)."""
+    return not isinstance(node, Mapping) or any(
+        k not in _DOC_ONLY and not k.startswith("x-") for k in node)
+
+
+def _has_siblings(node: Mapping[str, Any]) -> bool:
+    return any(k != "$ref" and k not in _DOC_ONLY and not (k.startswith("x-") and k != "x-openstack")
+               for k in node)
+
+
+def _types(node: Mapping[str, Any]) -> frozenset[str] | None:
+    value = node.get("type")
+    if isinstance(value, str):
+        types = {value}
+    elif isinstance(value, list):
+        types = {str(v) for v in value}
+    else:
+        types = set()
+    if node.get("nullable") is True or node.get("x-nullable") is True:
+        types.add("null")
+    if not types:
+        return None
+    if types == {"null"} and "type" not in node:
+        return None  # `nullable: true` alone narrows nothing
+    return frozenset(types)
+
+
+def _ANY(raw: RawSchema) -> Schema:
+    return Schema(types=None, enum=None, constraints={}, properties={}, required=frozenset(),
+                  items=None, additional=None, alternatives={}, subschemas={}, versions=ALL,
+                  switch=None, read_only=False, write_only=False, inferred=False, location=raw)
+
+
+def _synthetic_all_of(first: RawSchema, second: RawSchema) -> RawSchema:
+    # Both children must hold: compare them as one merged schema.
+    return RawSchema(first.doc, {"allOf": [_inline(first), _inline(second)]}, first.pointer)
+
+
+def _inline(raw: RawSchema) -> Any:
+    return raw.node
+
+
+def _merge(parts: list[Schema], raw: RawSchema) -> Schema:
+    """allOf: every part must hold, so constraints add up and properties unite."""
+    types: frozenset[str] | None = None
+    enum: frozenset[str] | None = None
+    constraints: dict[str, str] = {}
+    props: dict[str, Prop] = {}
+    required: set[str] = set()
+    items: RawSchema | None = None
+    additional: bool | RawSchema | None = None
+    alternatives: dict[str, tuple[RawSchema, ...]] = {}
+    subs: dict[str, RawSchema] = {}
+    versions = ALL
+    switch = None
+    for part in parts:
+        if part.types is not None:
+            types = part.types if types is None else types & part.types
+        if part.enum is not None:
+            enum = part.enum if enum is None else enum & part.enum
+        for key, value in part.constraints.items():
+            old = constraints.get(key)
+            constraints[key] = value if old is None or old == value else canonical(
+                sorted({old, value}))
+        for name, prop in part.properties.items():
+            if name in props and props[name].schema.node is not prop.schema.node:
+                earlier = props[name]
+                props[name] = Prop(_synthetic_all_of(earlier.schema, prop.schema),
+                                   earlier.versions.intersect(prop.versions),
+                                   earlier.read_only or prop.read_only,
+                                   earlier.write_only or prop.write_only)
+            else:
+                props[name] = prop
+        required |= part.required
+        if part.items is not None:
+            items = part.items if items is None else _synthetic_all_of(items, part.items)
+        if part.additional is False or additional is False:
+            additional = False
+        elif isinstance(part.additional, RawSchema):
+            additional = part.additional
+        elif part.additional is True and additional is None:
+            additional = True
+        for kw, branches in part.alternatives.items():
+            alternatives[kw] = alternatives.get(kw, ()) + branches
+        subs.update(part.subschemas)
+        versions = versions.intersect(part.versions)
+        switch = switch or part.switch
+    return Schema(types=types, enum=enum, constraints=constraints, properties=props,
+                  required=frozenset(required), items=items, additional=additional,
+                  alternatives=alternatives, subschemas=subs, versions=versions, switch=switch,
+                  read_only=any(p.read_only for p in parts),
+                  write_only=any(p.write_only for p in parts),
+                  inferred=any(p.inferred for p in parts), location=raw)

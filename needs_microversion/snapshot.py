@@ -1,0 +1,109 @@
+"""The normalised contract: what a user of the API can rely on, whatever the input format.
+
+Loaders (OpenAPI, api-ref) build a Snapshot; compare.py diffs two of them. Schemas stay as
+handles on the raw document (`RawSchema`) and are normalised lazily by `schema.py`, so
+large or recursive schemas are never expanded into a tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from needs_microversion.document import Document
+from needs_microversion.versions import Version, VersionRange
+
+if TYPE_CHECKING:
+    from needs_microversion.schema import SchemaTable
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an element is written: file and line, or a JSON pointer to look the line up."""
+
+    file: str
+    line: int | None = None
+    pointer: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @classmethod
+    def parse(cls, text: str, default_file: str) -> Location:
+        """Read the "file:line ..." form our own loaders write."""
+        match = re.match(r"([^:]*):(\d+)", text)
+        if match is None:
+            return cls(text.strip() or default_file)
+        return cls(match.group(1) or default_file, int(match.group(2)))
+
+
+@dataclass(frozen=True, eq=False)
+class RawSchema:
+    """A schema node inside a loaded document (compared by identity, never copied)."""
+
+    doc: Document
+    node: Any
+    pointer: tuple[str, ...]
+
+
+@dataclass(frozen=True, order=True)
+class OpKey:
+    """Method + path shape (+ action): `/servers/{id}` and `/servers/{server_id}/` are one URL."""
+
+    method: str
+    shape: str
+    action: str | None = None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    where: str  # path | query | header | cookie
+    required: bool
+    schema: RawSchema | None
+    serialization: Mapping[str, str]  # style, explode, content type...: how values are sent
+    versions: VersionRange
+    location: Location
+    inferred: bool = False
+
+
+@dataclass(frozen=True)
+class Response:
+    status: str
+    versions: VersionRange
+    headers: Mapping[str, Parameter]  # lower-cased name -> header
+    content: Mapping[str, RawSchema | None]  # media type -> schema
+    location: Location
+
+
+@dataclass(frozen=True)
+class Operation:
+    key: OpKey
+    path: str  # as written, for display
+    versions: VersionRange
+    parameters: Mapping[tuple[str, str], Parameter]  # (where, name) ; path params by position
+    request_content: Mapping[str, RawSchema | None]
+    request_required: bool
+    responses: Mapping[str, Response]
+    security: frozenset[str] | None  # canonical alternatives; None = not stated
+    location: Location
+    raw: Any = None  # the raw operation object, for the unchanged fast path
+
+    @property
+    def display(self) -> str:
+        suffix = f" ({self.key.action})" if self.key.action else ""
+        return f"{self.key.method} {self.path}{suffix}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    source: str  # "openapi" | "api-ref"
+    display: str
+    document: Document
+    max_version: Version | None
+    bounds: frozenset[Version]  # every version at which something appears or disappears
+    operations: Mapping[OpKey, Operation]
+    schemas: SchemaTable  # normalises this snapshot's schemas, once each
+    warnings: tuple[str, ...] = ()

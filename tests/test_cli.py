@@ -1,0 +1,74 @@
+"""The command line: exit codes and output together."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples"
+
+
+def test_example_pair_needs_and_provides_a_microversion(run_cli) -> None:
+    code, out, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                             "--no-validate")
+    assert code == 0, err
+    assert out.startswith("Yes, you need a microversion")
+    assert "[attribute-added]" in out and "gated on 2.6" in out
+
+
+def test_json_output_fields(run_cli) -> None:
+    code, out, _ = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                           "--format", "json", "--no-validate")
+    report = json.loads(out)
+    assert code == 0
+    assert (report["verdict"], report["old_version"], report["new_version"], report["bumped"]) \
+        == ("required", "2.5", "2.6", True)
+    [change] = report["changes"]
+    assert {"rule", "question", "verdict", "operation", "kind", "pointer", "old", "new",
+            "location", "message", "gated"} <= set(change)
+    assert change["pointer"] == "/server/locked" and change["gated"] == "2.6"
+    assert change["location"].startswith(str(EXAMPLES / "new.yaml") + ":")
+
+
+def test_same_file_needs_nothing(run_cli) -> None:
+    path = str(EXAMPLES / "old.yaml")
+    code, out, _ = run_cli("diff", path, path, "--no-validate")
+    assert code == 0 and out.startswith("No microversion needed\n")
+
+
+def test_explain_walks_the_chart(run_cli) -> None:
+    _, out, _ = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                        "--no-validate", "--explain")
+    assert "- Are we changing what status code is returned? no" in out
+    assert "- Did we add or remove an attribute to a payload? yes" in out
+
+
+def test_validation_runs_by_default(run_cli) -> None:
+    code, _, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"))
+    assert code == 0 and "warning" not in err
+
+
+def test_rules_listing_and_documentation(run_cli) -> None:
+    code, out, _ = run_cli("rules")
+    assert code == 0 and "attribute" in out and "Did we return a 500 before?" in out
+    code, out, _ = run_cli("rules", "header")
+    assert code == 0 and "Retry-After" in out
+    code, _, err = run_cli("rules", "nope")
+    assert code == 2 and "unknown rule" in err
+
+
+def test_version_option(run_cli) -> None:
+    code, out, _ = run_cli("--version")
+    assert code == 0 and out.startswith("needs-microversion ")
+
+
+def test_usage_errors_exit_2(run_cli) -> None:
+    code, _, err = run_cli("diff", "only-one.yaml")
+    assert code == 2 and err.count("\n") == 1
+    code, _, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                           "--silent-failure", "no reason here")
+    assert code == 2 and "--silent-failure" in err
+    code, _, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                           "--format", "xml", "--no-validate")
+    assert code == 2 and "unknown format" in err
