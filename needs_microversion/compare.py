@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from needs_microversion.schema import LOCATION_KEY, Prop, Schema, SchemaTable
@@ -61,6 +61,7 @@ class _Rel:
     new_at: RawSchema | None = None
     inferred: bool = False
     free_form: bool = False
+    origin: tuple[Any, ...] = ()  # the schema pair where it arises, whatever the path to it
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
@@ -129,7 +130,7 @@ class Comparer:
                 for change in self.diff_operation(old_op, new_op, old_max or FLOOR, version):
                     if change.identity() not in seen:
                         seen[change.identity()] = _gate(change, version)
-        return list(seen.values())
+        return _one_per_element(seen.values())
 
     def unchanged(self, old_op: Operation, new_op: Operation) -> bool:
         """Raw-equal operations whose `$ref` targets are equal too need no walk."""
@@ -162,7 +163,7 @@ class Comparer:
                                  new=b.request_required, old_location=a.location,
                                  new_location=b.location))
         out += self.diff_responses(op, a.responses, b.responses, va, vb)
-        if a.security != b.security and a.security is not None and b.security is not None:
+        if a.security != b.security:
             out.append(op.change("security", "changed", old=sorted(a.security),
                                  new=sorted(b.security), old_location=a.location,
                                  new_location=b.location))
@@ -270,9 +271,9 @@ class Comparer:
                 result = (_Rel("", "added" if sa is None else "removed", "",
                                old=sa and _summary(sa), new=sb and _summary(sb),
                                old_at=sa and sa.location, new_at=sb and sb.location,
-                               inferred=shown.inferred),)
+                               inferred=shown.inferred, origin=(key, "whole")),)
             else:
-                result = tuple(self._diff_schemas(sa, sb, va, vb, direction))
+                result = _shortest_per_origin(self._diff_schemas(sa, sb, va, vb, direction))
         finally:
             self._active.discard(key)
         self._memo[key] = result
@@ -280,6 +281,13 @@ class Comparer:
 
     def _diff_schemas(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
                       ) -> Iterable[_Rel]:
+        for rel in self._diff_own(sa, sb, va, vb, direction):
+            # Changes made here (not inherited from children) get this pair as their origin.
+            yield rel if rel.origin else replace(
+                rel, origin=(id(sa), id(sb), rel.pointer, rel.kind, rel.aspect, rel.detail))
+
+    def _diff_own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
+                  ) -> Iterable[_Rel]:
         at = {"old_at": sa.location, "new_at": sb.location, "inferred": sa.inferred or sb.inferred}
         if sa.types != sb.types:
             plain_a = (sa.types or frozenset()) - {"null"}
@@ -547,8 +555,21 @@ def _values(values: frozenset[str] | None) -> list[Any] | None:
 
 
 def _prefix(rel: _Rel, segment: str) -> _Rel:
-    return _Rel(segment + rel.pointer, rel.kind, rel.aspect, rel.detail, rel.old, rel.new,
-                rel.old_at, rel.new_at, rel.inferred, rel.free_form)
+    return replace(rel, pointer=segment + rel.pointer)
+
+
+def _shortest_per_origin(rels: Iterable[_Rel]) -> tuple[_Rel, ...]:
+    """One report per origin, at its shortest pointer.
+
+    A schema reachable along many paths (Stripe's expandable fields form a dense graph) would
+    otherwise repeat each change once per path: exponentially many.
+    """
+    best: dict[tuple[Any, ...], _Rel] = {}
+    for rel in rels:
+        kept = best.get(rel.origin)
+        if kept is None or (len(rel.pointer), rel.pointer) < (len(kept.pointer), kept.pointer):
+            best[rel.origin] = rel
+    return tuple(best.values())
 
 
 def _additional(value: bool | RawSchema | None) -> Any:
@@ -580,16 +601,42 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _gate(change: Change, version: Version) -> Change:
-    from dataclasses import replace
+def _one_per_element(changes: Iterable[Change]) -> list[Change]:
+    """Merge the ways one element changed (type, bounds, ...) into one change to judge."""
+    groups: dict[tuple[Any, ...], list[Change]] = {}
+    merged: list[Change] = []
+    for change in changes:
+        if change.kind != "changed":
+            merged.append(change)
+            continue
+        key = (change.area, change.op_key, change.status, change.media, change.pointer,
+               change.gated)
+        if key not in groups:
+            groups[key] = []
+            merged.append(change)  # placeholder keeps the first position
+        groups[key].append(change)
+    result = []
+    for change in merged:
+        if change.kind == "changed":
+            group = groups[(change.area, change.op_key, change.status, change.media,
+                            change.pointer, change.gated)]
+            if len(group) > 1:
+                labels = [c.detail or c.aspect for c in group]
+                change = replace(change, aspect="+".join(sorted({c.aspect for c in group})),
+                                 detail=",".join(labels),
+                                 old={label: c.old for label, c in zip(labels, group)},
+                                 new={label: c.new for label, c in zip(labels, group)},
+                                 inferred=any(c.inferred for c in group))
+        result.append(change)
+    return result
 
+
+def _gate(change: Change, version: Version) -> Change:
     return replace(change, gated=version)
 
 
 def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Change]:
     """Fill in line numbers (looked up in one batch per document: only for what is reported)."""
-    from dataclasses import replace
-
     from needs_microversion.locate import lines_of
 
     docs = {s.document.display: s.document for s in snapshots if s.document.text}

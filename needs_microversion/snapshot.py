@@ -87,7 +87,7 @@ class Operation:
     request_content: Mapping[str, RawSchema | None]
     request_required: bool
     responses: Mapping[str, Response]
-    security: frozenset[str] | None  # canonical alternatives; None = not stated
+    security: frozenset[str]  # canonical alternatives (empty: none required)
     location: Location
     raw: Any = None  # the raw operation object, for the unchanged fast path
 

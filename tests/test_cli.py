@@ -34,7 +34,8 @@ def test_json_output_fields(run_cli) -> None:
 def test_same_file_needs_nothing(run_cli) -> None:
     path = str(EXAMPLES / "old.yaml")
     code, out, _ = run_cli("diff", path, path, "--no-validate")
-    assert code == 0 and out.startswith("No microversion needed\n")
+    assert code == 0 and out.startswith("No microversion needed (")
+    assert "no change to the user contract" in out
 
 
 def test_explain_walks_the_chart(run_cli) -> None:

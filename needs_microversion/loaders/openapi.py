@@ -331,10 +331,11 @@ class SnapshotBuilder:
                                       location=self.where(node_pointer, node))
         return result
 
-    def security(self, raw_op: Mapping[str, Any]) -> frozenset[str] | None:
+    def security(self, raw_op: Mapping[str, Any]) -> frozenset[str]:
+        """The alternatives that authorise the operation; none stated means none required."""
         security = raw_op.get("security", self.data.get("security"))
         if not isinstance(security, list):
-            return None
+            return frozenset()
         return frozenset(canonical(req) for req in security)
 
 

@@ -109,6 +109,10 @@ def describe(change: Change) -> str:
         value = change.new if change.kind == "added" else change.old
         detail = f" ({_short(value)})" if isinstance(value, dict) else ""
         return f"{text} {change.kind}{detail}"
+    if "," in change.detail:  # several ways at once (merged): one clause each
+        clauses = [f"{label} changed from {_short(change.old[label])} to "
+                   f"{_short(change.new[label])}" for label in change.detail.split(",")]
+        return f"{text}: " + "; ".join(clauses)
     aspect = change.detail if change.aspect == "constraint" else change.aspect
     return f"{text}: {aspect} changed from {_short(change.old)} to {_short(change.new)}"
 

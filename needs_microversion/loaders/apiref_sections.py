@@ -1,0 +1,430 @@
+"""One api-ref file's blocks -> `Section` records (one per `rest_method`).
+
+A section runs from its `rest_method` to the next title at its own level or above. Inside
+it, each `rest_parameters` table is a request or a response table by the nearest enclosing
+title that says so ("Request", "Response Paramters", "Response (microversions 1.20 - )",
+keystone's "Parameters" under "Request", "First Request"), else by the nearest bold
+`**Request**` / `**Response**` paragraph, else by the method (a GET table is a response).
+"""
+
+from __future__ import annotations
+
+import http
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from needs_microversion.loaders import apiref_prose as prose
+from needs_microversion.loaders.apiref_model import Code, Example, Row, Section, Table
+from needs_microversion.loaders.apiref_rst import Directive, Paragraph, Title
+from needs_microversion.loaders.apiref_tree import SourceFile, Tree
+from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml, param_def
+from needs_microversion.versions import ALL, Version, VersionRange, parse_version
+
+_WHERE = ("header", "path", "query", "body")
+_BOLD = re.compile(r"^\*\*([^*]+)\*\*:?$")
+_REQ_FILE = re.compile(r"(?:^|[-_.])req(?:uest)?s?(?:[-_.]|$)", re.IGNORECASE)
+_RESP_FILE = re.compile(r"(?:^|[-_.])resp(?:onse)?s?(?:[-_.]|$)", re.IGNORECASE)
+_DEPRECATED = re.compile(r"\(\s*deprecated\s*\)", re.IGNORECASE)
+
+
+def classify(title: str) -> str | None:
+    """"request" / "response" when a title names one (first such word wins)."""
+    for word in re.findall(r"[a-z]+", title.lower()):
+        if word.startswith("request"):
+            return "request"
+        if word.startswith("respon"):  # Response, Responses, "Response Paramters"
+            return "response"
+    return None
+
+
+@dataclass
+class Context:
+    """What reading one tree shares across files: resolution, caches, warnings, versions."""
+
+    tree: Tree
+    warnings: list[str] = field(default_factory=list)
+    versions: list[Version] = field(default_factory=list)  # every structured version seen
+    yaml_files: dict[Path, YamlFile | None] = field(default_factory=dict)
+    examples: dict[Path, object] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # warnings already given once
+    outside: list[str] = field(default_factory=list)  # example names outside the sandbox
+
+    def warn(self, where: str, message: str) -> None:
+        self.warnings.append(f"{where}: {message}")
+
+    def warn_once(self, where: str, message: str) -> None:
+        if message not in self.said:
+            self.said.add(message)
+            self.warn(where, message)
+
+    def version(self, value: object, where: str, what: str) -> Version | None:
+        if value is None:
+            return None
+        parsed = parse_version(value)
+        if parsed is None:
+            self.warn_once(where, f"{what} {value!r} is not a microversion (X.Y); ignored")
+            return None
+        self.versions.append(parsed)
+        return parsed
+
+    def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
+        if path in self.yaml_files:
+            return self.yaml_files[path]
+        text = self.tree.read_text(path, where) if path.is_file() else None
+        result: YamlFile | None = None
+        if text is None:
+            if path.exists() is False:
+                self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
+        else:
+            result = load_yaml(text)
+            if result.error is not None:
+                line, message = result.error
+                self.warnings.append(f"{self.tree.rel(path)}:{line}: {message}")
+            elif not result.entries:
+                self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
+        self.yaml_files[path] = result
+        return result
+
+    def example(self, path: Path, where: str) -> object:
+        if path not in self.examples:
+            data: object = None
+            if path.suffix == ".json" and path.is_file():
+                text = self.tree.read_text(path, where)
+                try:
+                    data = json.loads(text) if text is not None else None
+                except ValueError as exc:
+                    self.warn(where, f"example '{self.tree.rel(path)}' is not JSON ({exc}); "
+                                     f"not used for nesting")
+            self.examples[path] = data
+        return self.examples[path]
+
+
+@dataclass
+class _Open:
+    """A section being read."""
+
+    method: str
+    url: str
+    title: str
+    level: int
+    location: str
+    versions: VersionRange
+    inferred: bool
+    tables: list[Table] = field(default_factory=list)
+    codes: list[Code] = field(default_factory=list)
+    examples: list[Example] = field(default_factory=list)
+    notes: list[tuple[Version, list[str]]] = field(default_factory=list)
+    seen_added: bool = False  # a versionadded was met: later ones are never operation-wide
+    bare_label: str | None = None  # "Error codes:" with the codes in the next paragraph
+
+
+def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
+    return _FileReader(file, ctx).run()
+
+
+class _FileReader:
+    def __init__(self, file: SourceFile, ctx: Context) -> None:
+        self.file = file
+        self.ctx = ctx
+        self.stack: list[Title] = []
+        self.section_min: dict[int, Version] = {}  # title level -> nameless versionadded
+        self.bold: str | None = None
+        self.open: _Open | None = None
+        self.done: list[Section] = []
+
+    def where(self, line: int) -> str:
+        return f"{self.file.rel}:{line}"
+
+    def run(self) -> list[Section]:
+        for line, message in self.file.doc.messages:
+            self.ctx.warn(self.where(line), message)
+        handlers: dict[str, Callable[[Directive], None]] = {
+            "rest_method": self.rest_method, "rest_parameters": self.rest_parameters,
+            "rest_status_code": self.rest_status_code, "literalinclude": self.literalinclude,
+            "versionadded": self.version_note, "versionchanged": self.version_note}
+        for block in self.file.doc.blocks:
+            if isinstance(block, Title):
+                self.title(block)
+            elif isinstance(block, Paragraph):
+                self.paragraph(block)
+            else:
+                if self.open is not None:
+                    self.open.bare_label = None
+                handler = handlers.get(block.name)
+                if handler is not None:
+                    handler(block)
+        self.close()
+        return self.done
+
+    # -- structure -----------------------------------------------------------------------
+    def title(self, title: Title) -> None:
+        if self.open is not None and title.level <= self.open.level:
+            self.close()
+        self.stack = [t for t in self.stack if t.level < title.level] + [title]
+        self.section_min = {k: v for k, v in self.section_min.items() if k < title.level}
+        self.bold = None
+        if self.open is not None:
+            self.open.bare_label = None
+
+    def inner_titles(self) -> list[Title]:
+        """Titles between the open section and the current point, innermost first."""
+        level = self.open.level if self.open is not None else 0
+        return [t for t in reversed(self.stack) if t.level > level]
+
+    def kind_here(self) -> str | None:
+        for title in self.inner_titles():
+            kind = classify(title.text)
+            if kind is not None:
+                return kind
+        return self.bold
+
+    def range_here(self) -> tuple[VersionRange, bool]:
+        versions, ranged = ALL, False
+        for title in self.inner_titles():
+            found = prose.version_range(title.text)
+            if found is not None:
+                for bound in (found.lo, found.hi):
+                    if bound is not None:
+                        self.ctx.versions.append(bound)
+                versions, ranged = versions.intersect(found), True
+        return versions, ranged
+
+    # -- blocks --------------------------------------------------------------------------
+    def rest_method(self, block: Directive) -> None:
+        self.close()
+        lines = ([(block.line, block.head)] if block.head else []) + list(block.body)
+        text = [(n, t.strip()) for n, t in lines if t.strip()]
+        where = self.where(block.line)
+        if not text or len(text[0][1].split(None, 1)) < 2:
+            self.ctx.warn(where, "rest_method without 'METHOD /url'; section skipped")
+            return
+        method, url = text[0][1].split(None, 1)
+        options = {}
+        for _, line in text[1:]:
+            name, sep, value = line.partition(":")
+            if sep and name.strip() in ("min_version", "max_version"):
+                options[name.strip()] = value.strip()
+        lo = self.ctx.version(options.get("min_version"), where, "min_version")
+        hi = self.ctx.version(options.get("max_version"), where, "max_version")
+        versions, inferred = VersionRange(lo, hi), False
+        for level, version in self.section_min.items():
+            if lo is None:
+                versions, inferred = versions.intersect(VersionRange(version, None)), True
+        title = self.stack[-1] if self.stack else Title(self.file.rel, 0, block.line)
+        self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
+                          title=title.text, level=title.level, location=where,
+                          versions=versions, inferred=inferred)
+
+    def close(self) -> None:
+        current, self.open = self.open, None
+        if current is None:
+            return
+        tables = [self.apply_notes(t, current.notes) for t in current.tables]
+        self.done.append(Section(
+            method=current.method, url=current.url.split("?", 1)[0], title=current.title,
+            location=current.location, versions=current.versions,
+            inferred_versions=current.inferred,
+            deprecated=bool(_DEPRECATED.search(current.title)), tables=tuple(tables),
+            codes=tuple(current.codes), examples=tuple(current.examples)))
+
+    def rest_parameters(self, block: Directive) -> None:
+        current = self.open
+        if current is None:
+            return  # tables outside any operation (nova request-ids.inc): global headers
+        where = self.where(block.line)
+        if not block.head:
+            self.ctx.warn(where, "rest_parameters without a parameters file; table skipped")
+            return
+        path = self.ctx.tree.resolve(block.head, self.file.base, where)
+        params = self.ctx.yaml_file(path, where, "parameters file") if path else None
+        rows = [row for row in (self.row(n, t, path, params) for n, t in block.body) if row]
+        kind = self.kind_here()
+        if kind is None:
+            kind = self.guess_kind(current, rows, where)
+        versions, ranged = self.range_here()
+        title = self.inner_titles()[0].text if self.inner_titles() else current.title
+        first = not any(t.kind == kind for t in current.tables)
+        current.tables.append(Table(kind, versions, ranged, title, first, tuple(rows), where))
+
+    def guess_kind(self, current: _Open, rows: list[Row], where: str) -> str:
+        method = current.method.upper()
+        has_request = any(t.kind == "request" for t in current.tables)
+        kind = "response" if method in ("GET", "HEAD") or has_request else "request"
+        if any(r.where in ("body", "header") for r in rows):
+            self.ctx.warn(where, f"table is under no Request/Response title; read as {kind}")
+        return kind
+
+    def row(self, line: int, text: str, path: Path | None, params: YamlFile | None
+            ) -> Row | None:
+        item = text.strip()
+        if not item or item.startswith("#") or item.startswith(":"):
+            return None
+        where = self.where(line)
+        name, sep, ref = item[2:].partition(": ") if item.startswith("- ") else ("", "", "")
+        ref = ref.split(" #", 1)[0].strip().strip("'\"")
+        name = name.strip().strip("'\"")
+        if not item.startswith("- ") or not sep or not name or not ref:
+            self.ctx.warn(where, f"invalid parameter line {item!r} (expected '- name: "
+                                 f"reference'); skipped")
+            return None
+        if params is None or path is None:
+            return None  # the missing file was reported once
+        definition, messages = param_def(params, ref)
+        rel = self.ctx.tree.rel(path)
+        for message in messages:
+            self.ctx.warn_once(f"{rel}:{params.lines.get(ref, 1)}", message)
+        if definition is None:
+            if not messages:
+                self.ctx.warn(where, f"no definition for '{ref}' in {rel}; skipped")
+            return None
+        location = f"{where} ({rel}:{definition.line})"
+        place = str(definition.fields.get("in", "")).strip().lower()
+        if place not in _WHERE:
+            self.ctx.warn_once(f"{rel}:{definition.line}",
+                               f"'{ref}': 'in' is {definition.fields.get('in')!r}, not one of "
+                               f"header, path, query, body; row skipped")
+            return None
+        def_where = f"{rel}:{definition.line}"
+        lo = self.ctx.version(definition.fields.get("min_version"), def_where, "min_version")
+        hi = self.ctx.version(definition.fields.get("max_version"), def_where, "max_version")
+        return Row(name, place, definition.fields, location, VersionRange(lo, hi))
+
+    def rest_status_code(self, block: Directive) -> None:
+        current = self.open
+        if current is None:
+            return
+        where = self.where(block.line)
+        kind, _, name = block.head.partition(" ")
+        if kind not in ("success", "error") or not name.strip():
+            self.ctx.warn(where, "rest_status_code needs 'success|error <status file>'")
+            return
+        path = self.ctx.tree.resolve(name, self.file.base, where)
+        status = self.ctx.yaml_file(path, where, "status file") if path else None
+        for line, text in block.body:
+            item = text.strip()
+            if not item.startswith("-"):
+                continue
+            code_text, _, reason = item[1:].partition(":")
+            try:
+                code = int(code_text.strip())
+            except ValueError:
+                self.ctx.warn(self.where(line), f"{item!r} is not a status code; skipped")
+                continue
+            description = self.status_text(status, code, reason.strip(), self.where(line))
+            current.codes.append(Code(code, ALL, description, self.where(line)))
+
+    def status_text(self, status: YamlFile | None, code: int, reason: str, where: str) -> str:
+        entry = status.entries.get(code, status.entries.get(str(code))) if status else None
+        if isinstance(entry, dict):
+            if reason and reason in entry:
+                return str(entry[reason]).strip()
+            if reason:
+                self.ctx.warn(where, f"status {code} has no reason '{reason}'; default used")
+            if "default" in entry:
+                return str(entry["default"]).strip()
+        elif status is not None:
+            self.ctx.warn_once(where, f"status {code} is not in the status file")
+        return _phrase(code)
+
+    def literalinclude(self, block: Directive) -> None:
+        current = self.open
+        if current is None or not block.head:
+            return
+        where = self.where(block.line)
+        name = block.head.strip()
+        path = self.ctx.tree.resolve(name, self.file.base, where)
+        if path is None:
+            self.ctx.warnings.pop()  # summarised once per tree: nova points at ../../doc
+            self.ctx.outside.append(name)
+            return
+        data = self.ctx.example(path, where)
+        if data is None:
+            return
+        kind = ("request" if _REQ_FILE.search(path.stem) else
+                "response" if _RESP_FILE.search(path.stem) else self.kind_here())
+        current.examples.append(Example(kind, data))
+
+    def version_note(self, block: Directive) -> None:
+        where = self.where(block.line)
+        head, _, rest = block.head.partition(" ")
+        version = self.ctx.version(head, where, block.name)
+        if version is None:
+            return
+        text = " ".join([rest, *(t for _, t in block.body)])
+        names = prose.literal_names(text)
+        current = self.open
+        if current is None:
+            if block.name == "versionadded" and not names and self.stack:
+                self.section_min.setdefault(self.stack[-1].level, version)
+            return
+        if block.name == "versionadded" and not current.seen_added and not names \
+                and not current.tables and current.versions.lo is None:
+            current.versions = current.versions.intersect(VersionRange(version, None))
+            current.inferred = True
+        if block.name == "versionadded" or prose.announces_addition(text):
+            current.notes.append((version, names))
+        if block.name == "versionadded":
+            current.seen_added = True
+
+    def apply_notes(self, table: Table, notes: list[tuple[Version, list[str]]]) -> Table:
+        """versionadded notes that name a field give it a lower bound (inferred)."""
+        if not notes:
+            return table
+        first: dict[str, Version] = {}
+        for version, names in notes:
+            for name in names:
+                if name not in first or version < first[name]:
+                    first[name] = version
+        rows = []
+        for row in table.rows:
+            version = first.get(row.name, first.get(row.name.rsplit(".", 1)[-1]))
+            if version is not None and row.where != "path" and row.versions.lo is None \
+                    and "min_version" not in row.fields:
+                row = Row(row.name, row.where, row.fields, row.location,
+                          VersionRange(version, row.versions.hi), inferred_versions=True)
+            rows.append(row)
+        return Table(table.kind, table.versions, table.ranged, table.title, table.first,
+                     tuple(rows), table.location)
+
+    def paragraph(self, block: Paragraph) -> None:
+        bold = _BOLD.match(block.text)
+        if bold:
+            kind = classify(bold.group(1))
+            if kind is not None:
+                self.bold = kind
+        current = self.open
+        if current is None:
+            return
+        if current.bare_label is not None and prose.is_code_list(block.text):
+            self.codes(current, current.bare_label, block.text, block.line)
+            return
+        current.bare_label = None
+        if prose.code_label(block.text) is None:
+            return
+        offset = 0
+        for kind, text in prose.code_sections(block.text):
+            line = block.line + block.text.count("\n", 0, block.text.find(text, offset))
+            offset = block.text.find(text, offset) + len(text)
+            if not text.strip():
+                current.bare_label = kind
+                continue
+            self.codes(current, kind, text, line)
+
+    def codes(self, current: _Open, kind: str, text: str, line: int) -> None:
+        for mention in prose.codes_in(text):
+            for bound in (mention.versions.lo, mention.versions.hi):
+                if bound is not None:
+                    self.ctx.versions.append(bound)
+            description = mention.name or _phrase(mention.status)
+            current.codes.append(Code(mention.status, mention.versions, description,
+                                      self.where(line)))
+
+
+def _phrase(code: int) -> str:
+    try:
+        return http.HTTPStatus(code).phrase
+    except ValueError:
+        return f"HTTP {code}"
