@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from needs_microversion.schema import LOCATION_KEY, Prop, Schema, SchemaTable
 from needs_microversion.snapshot import (
@@ -47,9 +47,9 @@ class Change:
                 self.media, self.detail, _canon(self.old), _canon(self.new))
 
 
-@dataclass(frozen=True)
-class _Rel:
-    """A difference inside a schema, relative to where the schema is used."""
+class _Rel(NamedTuple):
+    """A difference inside a schema, relative to where the schema is used (a NamedTuple:
+    cheap to copy, and there are many)."""
 
     pointer: str
     kind: str
@@ -119,9 +119,9 @@ class Comparer:
         keys = sorted(set(self.old.operations) | set(self.new.operations))
         old_max = self.old.max_version
         for key in keys:
-            old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
-            if old_op is not None and new_op is not None and self.unchanged(old_op, new_op):
+            if self.unchanged(key):
                 continue
+            old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
             below, above = self.samples(old_op, new_op)
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
@@ -132,14 +132,11 @@ class Comparer:
                         seen[change.identity()] = _gate(change, version)
         return _one_per_element(seen.values())
 
-    def unchanged(self, old_op: Operation, new_op: Operation) -> bool:
+    def unchanged(self, key: OpKey) -> bool:
         """Raw-equal operations whose `$ref` targets are equal too need no walk."""
-        return (old_op.raw == new_op.raw and old_op.security == new_op.security
-                and old_op.key == new_op.key and self.taint.clean(old_op.raw)
-                and old_op.request_content.keys() == new_op.request_content.keys()
-                and old_op.responses.keys() == new_op.responses.keys()
-                and all(_same_node(old_op.request_content[m], new_op.request_content[m])
-                        for m in old_op.request_content))
+        old_raw = self.old.operations.raw.get(key, _MISSING)
+        new_raw = self.new.operations.raw.get(key, _MISSING)
+        return old_raw is not _MISSING and old_raw == new_raw and self.taint.clean(old_raw)
 
     def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
                        vb: Version) -> list[Change]:
@@ -283,8 +280,8 @@ class Comparer:
                       ) -> Iterable[_Rel]:
         for rel in self._diff_own(sa, sb, va, vb, direction):
             # Changes made here (not inherited from children) get this pair as their origin.
-            yield rel if rel.origin else replace(
-                rel, origin=(id(sa), id(sb), rel.pointer, rel.kind, rel.aspect, rel.detail))
+            yield rel if rel.origin else rel._replace(
+                origin=(id(sa), id(sb), rel.pointer, rel.kind, rel.aspect, rel.detail))
 
     def _diff_own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
                   ) -> Iterable[_Rel]:
@@ -414,13 +411,13 @@ class _RefTaint:
         pending = [node]
         while pending:
             item = pending.pop()
-            if isinstance(item, Mapping):
+            if type(item) is dict:  # plain JSON data: concrete type checks are much faster
                 ref = item.get("$ref")
-                if isinstance(ref, str):
+                if type(ref) is str:
                     found.add(ref)
-                pending.extend(v for v in item.values() if isinstance(v, (Mapping, list)))
-            elif isinstance(item, (list, tuple)):
-                pending.extend(v for v in item if isinstance(v, (Mapping, list, tuple)))
+                pending.extend(v for v in item.values() if type(v) in _CONTAINERS)
+            elif type(item) in _CONTAINERS:
+                pending.extend(v for v in item if type(v) in _CONTAINERS)
         result = frozenset(found)
         self._refs[id(node)] = (node, result)
         return result
@@ -443,6 +440,7 @@ class _RefTaint:
 
 
 _MISSING = object()
+_CONTAINERS = (dict, list, tuple)
 
 
 def _pointer_target(data: Any, ref: str) -> Any:
@@ -555,7 +553,7 @@ def _values(values: frozenset[str] | None) -> list[Any] | None:
 
 
 def _prefix(rel: _Rel, segment: str) -> _Rel:
-    return replace(rel, pointer=segment + rel.pointer)
+    return rel._replace(pointer=segment + rel.pointer)
 
 
 def _shortest_per_origin(rels: Iterable[_Rel]) -> tuple[_Rel, ...]:

@@ -150,7 +150,7 @@ class SchemaTable:
             # validating branch drops a promise even if another branch repeats it today.
             branches = frozenset(
                 child.node["$ref"] if isinstance(child.node, Mapping) and "$ref" in child.node
-                else canonical(child.node) for child in children
+                else f"inline {i}" for i, child in enumerate(children)
                 if _validates(self.resolve(child).node))
         merged = parts[0] if len(parts) == 1 else _merge(parts, raw)
         return merged if branches is None else replace(merged, all_of=branches)

@@ -8,7 +8,7 @@ large or recursive schemas are never expanded into a tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -89,12 +89,33 @@ class Operation:
     responses: Mapping[str, Response]
     security: frozenset[str]  # canonical alternatives (empty: none required)
     location: Location
-    raw: Any = None  # the raw operation object, for the unchanged fast path
 
     @property
     def display(self) -> str:
         suffix = f" ({self.key.action})" if self.key.action else ""
         return f"{self.key.method} {self.path}{suffix}"
+
+
+class Operations(Mapping[OpKey, Operation]):
+    """Operations built on first use: an operation whose raw text is unchanged is never built."""
+
+    def __init__(self, factories: Mapping[OpKey, Callable[[], Operation]],
+                 raw: Mapping[OpKey, Any]) -> None:
+        self._factories = factories
+        self.raw = raw  # what decides "unchanged" before anything is built
+        self._built: dict[OpKey, Operation] = {}
+
+    def __getitem__(self, key: OpKey) -> Operation:
+        op = self._built.get(key)
+        if op is None:
+            op = self._built[key] = self._factories[key]()
+        return op
+
+    def __iter__(self) -> Iterator[OpKey]:
+        return iter(self._factories)
+
+    def __len__(self) -> int:
+        return len(self._factories)
 
 
 @dataclass(frozen=True)
@@ -104,6 +125,6 @@ class Snapshot:
     document: Document
     max_version: Version | None
     bounds: frozenset[Version]  # every version at which something appears or disappears
-    operations: Mapping[OpKey, Operation]
+    operations: Operations
     schemas: SchemaTable  # normalises this snapshot's schemas, once each
     warnings: tuple[str, ...] = ()

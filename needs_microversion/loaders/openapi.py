@@ -7,7 +7,7 @@ module is where every input becomes the contract model.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from needs_microversion.document import Document
@@ -17,7 +17,7 @@ from needs_microversion.refs import RefResolver
 from needs_microversion.schema import (
     LOCATION_KEY, INFERRED_KEY, SchemaTable, canonical, is_container, openstack_range)
 from needs_microversion.snapshot import (
-    Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
+    Location, OpKey, Operation, Operations, Parameter, RawSchema, Response, Snapshot)
 from needs_microversion.versions import ALL, Version, VersionRange, parse_version
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -28,6 +28,7 @@ _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 # Keys whose values are data, never schema structure: `$ref` inside them is not followed.
 _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
 # Keys whose children are names chosen by the author (a property called "example" is a name).
+_CONTAINERS = (dict, list)
 _NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
                         "responses", "parameters", "paths", "headers", "content", "callbacks",
                         "links", "securitySchemes", "requestBodies", "pathItems",
@@ -55,6 +56,7 @@ class SnapshotBuilder:
                              doc.display)
         self.data: Mapping[str, Any] = data
         self.swagger = _spec_version(data, doc)
+        self._shared_params: dict[str, Parameter | None] = {}
 
     # -- helpers -------------------------------------------------------------------------
     def where(self, pointer: tuple[str, ...], node: Any = None) -> Location:
@@ -82,12 +84,17 @@ class SnapshotBuilder:
     def build(self) -> Snapshot:
         self.check_refs()
         paths = self.expect_mapping(self.data.get("paths"), ("paths",), "'paths'")
-        operations: dict[OpKey, Operation] = {}
+        factories: dict[OpKey, Callable[[], Operation]] = {}
+        raws: dict[OpKey, Any] = {}
+        # Action bodies split one operation into several: only documents that can say so
+        # (x-openstack) are built eagerly; the others build an operation when it is compared.
+        eager = self.source != "openapi" or "x-openstack" in self.doc.text
+        shared = tuple(self.data.get(k) for k in ("security", "consumes", "produces"))
         for path_key, item in paths.items():
             if not isinstance(path_key, str):
                 raise InputError(f"path key {path_key!r} is not a string", self.doc.display)
             pointer = ("paths", path_key)
-            item, item_pointer, item_doc = self.deref(item, pointer)
+            item, item_pointer, _ = self.deref(item, pointer)
             item = self.expect_mapping(item, item_pointer, f"path item '{path_key}'")
             path, _, action = path_key.partition("#")
             for method in METHODS:
@@ -95,14 +102,22 @@ class SnapshotBuilder:
                     continue
                 op_pointer = (*item_pointer, method)
                 raw_op = self.expect_mapping(item[method], op_pointer, f"operation {method} {path}")
-                for op in self.operations(path, action or None, method, item, raw_op, op_pointer):
-                    if op.key in operations:
-                        raise InputError(f"two operations share the shape {op.display}",
-                                         self.doc.display, line_of(self.doc, op_pointer))
-                    operations[op.key] = op
+                args = (path, action or None, method, item, raw_op, op_pointer)
+                if eager:
+                    built = {op.key: op for op in self.operations(*args)}
+                    made = {key: (lambda op=op: op) for key, op in built.items()}
+                else:
+                    key = OpKey(method.upper(), path_shape(path), action or None)
+                    made = {key: (lambda args=args: next(self.operations(*args)))}
+                for key, factory in made.items():
+                    if key in factories:
+                        raise InputError(f"two operations share the shape {method.upper()} "
+                                         f"{path}", self.doc.display, line_of(self.doc, op_pointer))
+                    factories[key] = factory
+                    raws[key] = (item.get("parameters"), raw_op, shared)
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
                         max_version=self.max_version(), bounds=self.bounds(),
-                        operations=operations, schemas=self.schemas)
+                        operations=Operations(factories, raws), schemas=self.schemas)
 
     def max_version(self) -> Version | None:
         info = self.data.get("info")
@@ -110,13 +125,17 @@ class SnapshotBuilder:
         text = getattr(version, "source_text", version)
         if isinstance(text, str) and _X_Y.match(text.strip()):
             return parse_version(text)
-        bounds = [v for r in _ranges(self.data) for v in (r.lo, r.hi) if v is not None]
+        bounds = [v for r in self.ranges() for v in (r.lo, r.hi) if v is not None]
         return max(bounds, default=None)
 
     def bounds(self) -> frozenset[Version]:
-        if "x-openstack" not in self.doc.text and self.source == "openapi":
-            return frozenset()
-        return frozenset(b for r in _ranges(self.data) for b in r.bounds())
+        return frozenset(b for r in self.ranges() for b in r.bounds())
+
+    def ranges(self) -> list[VersionRange]:
+        """Every `x-openstack` range in the document (none without the word in its text)."""
+        if self.doc.text and "x-openstack" not in self.doc.text:
+            return []
+        return list(_ranges(self.data))
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
@@ -124,7 +143,7 @@ class SnapshotBuilder:
         pending: list[tuple[Any, Document, bool]] = [(self.data, self.doc, False)]
         while pending:
             node, doc, names = pending.pop()
-            if isinstance(node, Mapping):
+            if type(node) is dict:  # plain JSON data: concrete type checks are much faster
                 ref = node.get("$ref")
                 if ref is not None and not names:
                     if not isinstance(ref, str):
@@ -136,13 +155,14 @@ class SnapshotBuilder:
                             seen.add((str(target_doc.path), "#"))
                             pending.append((target_doc.data, target_doc, False))
                 for key, value in node.items():
+                    if type(value) not in _CONTAINERS:
+                        continue
                     if names:
                         pending.append((value, doc, False))
-                    elif isinstance(value, (Mapping, list)) and key not in _DATA_KEYS and not (
-                            isinstance(key, str) and key.startswith("x-")):
+                    elif key not in _DATA_KEYS and not (type(key) is str and key[:2] == "x-"):
                         pending.append((value, doc, key in _NAME_MAPS))
-            elif isinstance(node, list):
-                pending.extend((value, doc, False) for value in node)
+            elif type(node) is list:
+                pending.extend((value, doc, False) for value in node if type(value) in _CONTAINERS)
 
     # -- operations ----------------------------------------------------------------------
     def operations(self, path: str, action: str | None, method: str, item: Mapping[str, Any],
@@ -160,8 +180,7 @@ class SnapshotBuilder:
                  ) -> Operation:
             return Operation(key=OpKey(method.upper(), shape, act), path=path, versions=rng,
                              parameters=plain, request_content=body, request_required=required,
-                             responses=responses, security=security, location=location,
-                             raw=(item.get("parameters"), raw_op))
+                             responses=responses, security=security, location=location)
 
         actions = list(self.split_actions(content))
         if not actions:
@@ -220,6 +239,14 @@ class SnapshotBuilder:
         return merged
 
     def parameter(self, raw: Any, pointer: tuple[str, ...]) -> Parameter | None:
+        ref = raw.get("$ref") if type(raw) is dict else None
+        if type(ref) is str:  # shared parameters (Kubernetes uses a few thousand times)
+            if ref not in self._shared_params:
+                self._shared_params[ref] = self._parameter(raw, pointer)
+            return self._shared_params[ref]
+        return self._parameter(raw, pointer)
+
+    def _parameter(self, raw: Any, pointer: tuple[str, ...]) -> Parameter | None:
         node, node_pointer, doc = self.deref(raw, pointer)
         node = self.expect_mapping(node, node_pointer, "a parameter")
         name, where = node.get("name"), node.get("in")
@@ -365,13 +392,13 @@ def _ranges(node: Any) -> Iterator[VersionRange]:
     pending = [node]
     while pending:
         node = pending.pop()
-        if isinstance(node, Mapping):
+        if type(node) is dict:
             if "x-openstack" in node:
                 yield openstack_range(node)
-            pending.extend(v for k, v in node.items() if isinstance(v, (Mapping, list))
+            pending.extend(v for k, v in node.items() if type(v) in _CONTAINERS
                            and k not in _DATA_KEYS)
-        elif isinstance(node, list):
-            pending.extend(v for v in node if isinstance(v, (Mapping, list)))
+        elif type(node) is list:
+            pending.extend(v for v in node if type(v) in _CONTAINERS)
 
 
 def _media(media: Any) -> str:

@@ -25,7 +25,8 @@ def as_dict(report: Report) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(as_dict(report), indent=2, default=str) + "\n"
+    # No indent: the C encoder only runs without one, and large reports are for programs.
+    return json.dumps(as_dict(report), default=str) + "\n"
 
 
 def _finding(report: Report, finding: Finding) -> dict[str, Any]:

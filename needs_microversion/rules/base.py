@@ -99,7 +99,7 @@ def describe(change: Change) -> str:
     elif change.area == "operation":
         subject = change.operation
     text = f"{where} {subject}".strip() if subject else where
-    if change.area == "response-body" or (change.area == "response-header"):
+    if change.area in ("response-body", "response-header", "response-media-type"):
         text += f" (status {change.status})" if change.status else ""
     if change.kind == "added" and change.aspect == "enum":
         return f"{text}: allowed values added {_short(change.new)}"
