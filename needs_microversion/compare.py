@@ -401,46 +401,75 @@ class _RefTaint:
     def __init__(self, old: Snapshot, new: Snapshot) -> None:
         self.old, self.new = old, new
         self._refs: dict[int, tuple[Any, frozenset[str]]] = {}
-        self._changed: dict[str, bool] = {}
+        self._dirty: frozenset[str] | None = None
+        self._known: frozenset[str] = frozenset()
 
     def refs_in(self, node: Any) -> frozenset[str]:
+        """Every `$ref` below a node, memoising each container on the way (one pass over
+        the document answers every later question about any part of it)."""
         hit = self._refs.get(id(node))
-        if hit is not None:
-            return hit[1]
-        found: set[str] = set()
-        pending = [node]
-        while pending:
-            item = pending.pop()
-            if type(item) is dict:  # plain JSON data: concrete type checks are much faster
-                ref = item.get("$ref")
-                if type(ref) is str:
-                    found.add(ref)
-                pending.extend(v for v in item.values() if type(v) in _CONTAINERS)
-            elif type(item) in _CONTAINERS:
-                pending.extend(v for v in item if type(v) in _CONTAINERS)
-        result = frozenset(found)
-        self._refs[id(node)] = (node, result)
-        return result
+        return hit[1] if hit is not None else self._index(node)
+
+    def _index(self, node: Any) -> frozenset[str]:
+        # Recursive: documents are nesting-bounded when loaded, and recursion is fastest here.
+        found = _NO_REFS
+        if type(node) is dict:
+            ref = node.get("$ref")
+            if type(ref) is str:
+                found = frozenset((ref,))
+            values: Iterable[Any] = node.values()
+        else:
+            values = node
+        memo = self._refs
+        for value in values:
+            if type(value) in _CONTAINERS:
+                hit = memo.get(id(value))
+                below = hit[1] if hit is not None else self._index(value)
+                if below:
+                    found = found | below if found else below
+        memo[id(node)] = (node, found)
+        return found
 
     def changed(self, ref: str) -> bool:
-        if not ref.startswith("#"):
-            return True  # refs into other files: walk rather than prove them equal
-        hit = self._changed.get(ref)
-        if hit is not None:
-            return hit
-        self._changed[ref] = False  # a cycle back here adds nothing new
-        old_target = _pointer_target(self.old.document.data, ref)
-        new_target = _pointer_target(self.new.document.data, ref)
-        result = old_target != new_target or any(self.changed(r) for r in self.refs_in(old_target))
-        self._changed[ref] = result
-        return result
+        if self._dirty is None:
+            self._dirty = self._dirty_refs()
+        if ref in self._dirty:
+            return True
+        if ref not in self._known:  # only the new document uses it: compare the targets
+            return not ref.startswith("#") or _pointer_target(
+                self.old.document.data, ref) != _pointer_target(self.new.document.data, ref)
+        return False
+
+    def _dirty_refs(self) -> frozenset[str]:
+        """Refs whose target differs, or reaches (through refs) one that differs: a fixpoint
+        over the old document's ref graph, so cycles cannot hide a change."""
+        self._known = self.refs_in(self.old.document.data)
+        dirty: set[str] = set()
+        users: dict[str, set[str]] = {}
+        for ref in self._known:
+            old_target = _pointer_target(self.old.document.data, ref)
+            if not ref.startswith("#") or old_target != _pointer_target(
+                    self.new.document.data, ref):
+                dirty.add(ref)
+            elif type(old_target) in _CONTAINERS:
+                for inner in self.refs_in(old_target):
+                    users.setdefault(inner, set()).add(ref)
+        pending = list(dirty)
+        while pending:
+            for user in users.get(pending.pop(), ()):
+                if user not in dirty:
+                    dirty.add(user)
+                    pending.append(user)
+        return frozenset(dirty)
 
     def clean(self, node: Any) -> bool:
-        return not any(self.changed(ref) for ref in self.refs_in(node))
+        refs = self.refs_in(node)
+        return not refs or not any(self.changed(ref) for ref in refs)
 
 
 _MISSING = object()
 _CONTAINERS = (dict, list, tuple)
+_NO_REFS: frozenset[str] = frozenset()
 
 
 def _pointer_target(data: Any, ref: str) -> Any:
