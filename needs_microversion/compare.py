@@ -92,7 +92,7 @@ class Comparer:
         if old_max is None:
             return [FLOOR], sorted(b for b in new_bounds if b > FLOOR)
         below = sorted({FLOOR, *(b for b in bounds if b <= old_max)})
-        above = sorted(b for b in new_bounds if b > old_max)
+        above = sorted(b for b in bounds if b > old_max)
         return below, above
 
     def op_bounds(self, op: Operation | None, table: SchemaTable,
@@ -117,7 +117,6 @@ class Comparer:
     def changes(self) -> list[Change]:
         seen: dict[tuple[Any, ...], Change] = {}
         keys = sorted(set(self.old.operations) | set(self.new.operations))
-        old_max = self.old.max_version
         for key in keys:
             if self.unchanged(key):
                 continue
@@ -127,7 +126,9 @@ class Comparer:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     seen.setdefault(change.identity(), change)
             for version in above:
-                for change in self.diff_operation(old_op, new_op, old_max or FLOOR, version):
+                # Above the old max, compare with what the old document says there too: it
+                # normally repeats its max, and a document ahead of itself is no change.
+                for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity() not in seen:
                         seen[change.identity()] = _gate(change, version)
         return _one_per_element(seen.values())

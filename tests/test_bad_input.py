@@ -1,0 +1,123 @@
+"""Bad input never gives a traceback: exit 2, one line naming the file, quickly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+GOOD = ROOT / "examples" / "old.yaml"
+OPENAPI_HEAD = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n"
+
+
+def _bomb() -> str:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for i in range(1, 10):
+        refs = ", ".join([f"*a{i - 1}"] * 10)
+        lines.append(f"a{i}: &a{i} [{refs}]")
+    return OPENAPI_HEAD + "paths: {}\n" + "\n".join(lines) + "\n"
+
+
+CASES: dict[str, Callable[[Path], str | bytes]] = {
+    "invalid-yaml": lambda _: OPENAPI_HEAD + "paths: {\n  /x: [\n",
+    "invalid-json": lambda _: '{"openapi": "3.0.3", "paths": {',
+    "not-a-mapping": lambda _: "- just\n- a list\n",
+    "empty": lambda _: "",
+    "not-utf8": lambda _: b"openapi: 3.0.3\ninfo: {title: \xff\xfe}\n",
+    "paths-is-a-number": lambda _: OPENAPI_HEAD + "paths: 5\n",
+    "unknown-openapi-version": lambda _: "openapi: 4.0.0\ninfo: {title: t, version: '1'}\n"
+                                         "paths: {}\n",
+    "not-an-api-description": lambda _: "name: a config file\nvalues: [1, 2]\n",
+    "ref-outside-the-tree": lambda _: OPENAPI_HEAD + "paths:\n  /x:\n    $ref: '../../outside.yaml'\n",
+    "ref-to-a-url": lambda _: OPENAPI_HEAD + "paths:\n  /x:\n    $ref: 'https://example.com/x.yaml'\n",
+    "dangling-ref": lambda _: OPENAPI_HEAD + "paths:\n  /x:\n    $ref: '#/components/pathItems/nope'\n",
+    "alias-bomb": lambda _: _bomb(),
+    "deep-nesting-json": lambda _: "[" * 100_000 + "]" * 100_000,
+    "deep-nesting-yaml": lambda _: OPENAPI_HEAD + "x: " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "python-tag": lambda _: OPENAPI_HEAD + "paths: !!python/object/apply:os.system ['echo hi']\n",
+    "operation-not-a-mapping": lambda _: OPENAPI_HEAD + "paths:\n  /x:\n    get: 7\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_new_document_exits_2_with_one_line(name: str, tmp_path: Path, run_cli) -> None:
+    content = CASES[name](tmp_path)
+    bad = tmp_path / "sub" / "bad.yaml"
+    bad.parent.mkdir()
+    (tmp_path / "outside.yaml").write_text(OPENAPI_HEAD + "paths: {}\n")
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    else:
+        bad.write_text(content)
+    code, out, err = run_cli("diff", str(GOOD), str(bad), "--no-validate")
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert str(bad) in err, err
+
+
+def test_missing_file(run_cli, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    code, _, err = run_cli("diff", str(missing), str(GOOD))
+    assert code == 2 and str(missing) in err and err.count("\n") == 1
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path, run_cli) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(OPENAPI_HEAD + "paths:\n  /x:\n    get: [unclosed\n")
+    code, _, err = run_cli("diff", str(GOOD), str(bad), "--no-validate")
+    assert code == 2 and f"{bad}:" in err
+    assert any(f"{bad}:{n}" in err for n in range(3, 7)), err
+
+
+def test_ref_inside_examples_is_data(tmp_path: Path, run_cli) -> None:
+    doc = tmp_path / "doc.yaml"
+    doc.write_text(OPENAPI_HEAD + """paths:
+  /x:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, example: {$ref: 'https://example.com/never-fetched'}}
+              examples:
+                one: {value: {$ref: '#/does/not/exist'}}
+""")
+    code, out, err = run_cli("diff", str(doc), str(doc), "--no-validate")
+    assert code == 0, err
+
+
+def test_relative_ref_inside_the_tree(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "server.yaml").write_text(
+        "type: object\nproperties:\n  id: {type: string}\n")
+    old = tmp_path / "old.yaml"
+    old.write_text(OPENAPI_HEAD + """paths:
+  /servers/{id}:
+    get:
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: ok
+          content: {application/json: {schema: {$ref: 'schemas/server.yaml'}}}
+""")
+    new = tmp_path / "new.yaml"
+    new.write_text(old.read_text().replace("schemas/server.yaml", "schemas/server2.yaml"))
+    (tmp_path / "schemas" / "server2.yaml").write_text(
+        "type: object\nproperties:\n  id: {type: string}\n  locked: {type: boolean}\n")
+    code, out, err = run_cli("diff", str(old), str(new), "--no-validate", "--format", "json")
+    assert code == 1, err
+    assert '"pointer": "/locked"' in out
+
+
+def test_invalid_spec_is_a_warning_unless_strict(tmp_path: Path, run_cli) -> None:
+    doc = tmp_path / "doc.yaml"
+    doc.write_text(OPENAPI_HEAD + "paths:\n  /x:\n    get:\n      responses:\n"
+                   "        '200': {content: {}}\n")  # a response needs a description
+    code, _, err = run_cli("diff", str(doc), str(doc))
+    assert code == 0 and err.startswith("warning: ") and f"{doc}:" in err
+    code, _, err = run_cli("diff", str(doc), str(doc), "--strict")
+    assert code == 2 and err.count("\n") == 1

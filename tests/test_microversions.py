@@ -1,0 +1,139 @@
+"""Microversions inside documents: ranges, containers, actions, version parsing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from needs_microversion.versions import Version, VersionRange, parse_version
+
+HEAD = "openapi: 3.1.0\ninfo: {{title: compute, version: {version}}}\n"
+
+ACTIONS = HEAD + """paths:
+  /servers/{{server_id}}/action:
+    post:
+      parameters: [{{name: server_id, in: path, required: true, schema: {{type: string}}}}]
+      requestBody:
+        content:
+          application/json:
+            schema:
+              oneOf:
+                - $ref: '#/components/schemas/Reboot'
+                - $ref: '#/components/schemas/Lock'
+{extra}
+              x-openstack: {{discriminator: action}}
+      responses:
+        "202": {{description: accepted}}
+components:
+  schemas:
+    Reboot:
+      type: object
+      properties: {{reboot: {{type: object, properties: {{type: {{type: string, enum: [SOFT, HARD]}}}}}}}}
+      x-openstack: {{action-name: reboot}}
+    Lock:
+      type: object
+      properties: {{lock: {{type: 'null'}}}}
+      x-openstack: {{action-name: lock, min-ver: '2.73'}}
+    Unlock:
+      type: object
+      properties: {{unlock: {{type: 'null'}}}}
+      x-openstack: {{action-name: unlock, min_ver: '{unlock_min}'}}
+"""
+
+
+def _diff(tmp_path: Path, run_cli, old: str, new: str, *args: str) -> tuple[int, dict]:
+    (tmp_path / "old.yaml").write_text(old)
+    (tmp_path / "new.yaml").write_text(new)
+    code, out, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
+                             "--format", "json", "--no-validate", *args)
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_version_text_is_never_a_float() -> None:
+    assert parse_version("2.10") == Version(2, 10) > parse_version("2.9")
+    assert parse_version("2.100") == Version(2, 100)
+    assert parse_version("1.0.0") is None and parse_version(True) is None
+    assert str(Version(2, 10)) == "2.10"
+
+
+def test_ranges() -> None:
+    rng = VersionRange(Version(2, 3), Version(2, 8))
+    assert rng.contains(Version(2, 3)) and rng.contains(Version(2, 8))
+    assert not rng.contains(Version(2, 9)) and not rng.contains(Version(2, 2))
+    assert rng.bounds() == (Version(2, 3), Version(2, 9))
+    assert VersionRange(Version(2, 5)).intersect(VersionRange(None, Version(2, 4))).empty
+
+
+def test_each_action_is_its_own_operation(tmp_path: Path, run_cli) -> None:
+    old = ACTIONS.format(version="'2.98'", extra="", unlock_min="2.99")
+    new = ACTIONS.format(version="'2.99'", unlock_min="2.99",
+                         extra="                - $ref: '#/components/schemas/Unlock'")
+    code, report = _diff(tmp_path, run_cli, old, new)
+    [change] = report["changes"]
+    assert change["id"] == "operation-added" and change["gated"] == "2.99"
+    assert change["operation"] == "POST /servers/{server_id}/action (unlock)"
+    assert code == 0 and report["bumped"] is True
+
+
+def test_unquoted_yaml_versions_keep_their_digits(tmp_path: Path, run_cli) -> None:
+    # YAML reads 2.10 as the float 2.1: the loader keeps the text, so 2.10 > 2.9.
+    old = ACTIONS.format(version="2.9", extra="", unlock_min="2.10")
+    new = ACTIONS.format(version="2.10", unlock_min="2.10",
+                         extra="                - $ref: '#/components/schemas/Unlock'")
+    code, report = _diff(tmp_path, run_cli, old, new)
+    assert (report["old_version"], report["new_version"]) == ("2.9", "2.10")
+    assert [c["gated"] for c in report["changes"]] == ["2.10"] and code == 0
+
+
+def test_action_gated_below_the_new_max_leaks(tmp_path: Path, run_cli) -> None:
+    old = ACTIONS.format(version="'2.98'", extra="", unlock_min="2.98")
+    new = ACTIONS.format(version="'2.99'", unlock_min="2.98",
+                         extra="                - $ref: '#/components/schemas/Unlock'")
+    code, report = _diff(tmp_path, run_cli, old, new)
+    assert code == 1 and [c["gated"] for c in report["changes"]] == [None]
+
+
+@pytest.mark.parametrize("bound", ["min-ver", "min_ver"])
+def test_query_parameter_gated_by_either_spelling(tmp_path: Path, run_cli, bound: str) -> None:
+    base = HEAD + """paths:
+  /servers:
+    get:
+      parameters:
+{params}
+      responses:
+        "200": {{description: ok}}
+"""
+    old = base.format(version="'2.5'", params="        - {name: limit, in: query, schema: "
+                      "{type: integer}}")
+    new = base.format(version="'2.6'", params="        - {name: limit, in: query, schema: "
+                      "{type: integer}}\n        - {name: is_yellow, in: query, schema: {type: "
+                      f"boolean}}, x-openstack: {{{bound}: '2.6'}}}}")
+    code, report = _diff(tmp_path, run_cli, old, new)
+    assert [(c["id"], c["gated"]) for c in report["changes"]] == [("query-parameter-added",
+                                                                     "2.6")]
+    assert code == 0
+
+
+def test_removal_above_the_old_max_is_gated(tmp_path: Path, run_cli) -> None:
+    base = HEAD + """paths:
+  /servers/{{id}}:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  rxtx_factor: {{type: number{bound}}}
+"""
+    old = base.format(version="'2.101'", bound="")
+    new = base.format(version="'2.102'", bound=", x-openstack: {max-ver: '2.101'}")
+    code, report = _diff(tmp_path, run_cli, old, new)
+    assert [(c["id"], c["gated"]) for c in report["changes"]] == [("attribute-removed",
+                                                                     "2.102")]
+    assert code == 0
