@@ -61,6 +61,11 @@ def diff(
         help="The old maximum microversion, when the document does not say.")] = None,
     new_version: Annotated[Optional[str], typer.Option(
         help="The new maximum microversion, when the document does not say.")] = None,
+    config: Annotated[Optional[str], typer.Option(
+        help="Configuration file (default: pyproject.toml [tool.needs-microversion] or "
+        ".needs-microversion.yaml found from the current folder up).")] = None,
+    profile: Annotated[Optional[str], typer.Option(
+        help="Project rules: nova, placement, cinder, manila, ironic or generic.")] = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
     from needs_microversion.run import DiffRequest, run_diff
@@ -69,7 +74,8 @@ def diff(
                           validate=validate, silent_failures=tuple(silent_failure or ()),
                           exempt_error_codes=exempt_error_codes,
                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
-                          old_version=old_version, new_version=new_version)
+                          old_version=old_version, new_version=new_version, config=config,
+                          profile=profile)
     output, warnings, code = run_diff(request)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)

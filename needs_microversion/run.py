@@ -33,6 +33,8 @@ class DiffRequest:
     disabled: tuple[str, ...] = ()
     old_version: str | None = None
     new_version: str | None = None
+    config: str | None = None  # a config file; None: look for one from the current folder
+    profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
 
 
 def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:

@@ -9,6 +9,11 @@ from typing import Any
 
 from needs_microversion.versions import ALL, VersionRange
 
+# The extension keys of docs/contract-model.md (schema.py reads them; the loader does not
+# import the engine).
+LOCATION_KEY = "x-needs-microversion-location"
+INFERRED_KEY = "x-needs-microversion-inferred"
+
 
 @dataclass(frozen=True)
 class Row:
@@ -61,3 +66,4 @@ class Section:
     tables: tuple[Table, ...]
     codes: tuple[Code, ...]
     examples: tuple[Example, ...]
+    action_hint: str | None = None  # "Specify the ``name`` action" in the section's prose

@@ -26,6 +26,7 @@ _BULLET = re.compile(r"^[-*+]\s")
 _LITERAL = re.compile(r"``([^`\s]+)``")
 # "(addFloatingIp Action)" in an action section's title.
 _ACTION_TITLE = re.compile(r"\(([\w:.-]+)\s+[Aa]ction\)")
+_ACTION_PROSE = re.compile(r"``([\w:.-]+)``\s+action\b")
 
 
 @dataclass(frozen=True)
@@ -57,15 +58,15 @@ def code_label(text: str) -> str | None:
     return "error" if match.group(1).lower() == "error" else "normal"
 
 
-def code_sections(text: str) -> list[tuple[str, str]]:
-    """Split a paragraph into (label, text after the label) parts; one paragraph may hold
-    both the normal and the error line."""
+def code_sections(text: str) -> list[tuple[str, str, int]]:
+    """Split a paragraph into (label, text after the label, label offset) parts; one
+    paragraph may hold both the normal and the error line."""
     marks = list(_LABEL.finditer(text))
     parts = []
     for i, match in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         kind = "error" if match.group(1).lower() == "error" else "normal"
-        parts.append((kind, text[match.end():end]))
+        parts.append((kind, text[match.end():end], match.start()))
     return parts
 
 
@@ -99,6 +100,12 @@ def is_code_list(text: str) -> bool:
 
 def action_in_title(title: str) -> str | None:
     match = _ACTION_TITLE.search(title)
+    return match.group(1) if match else None
+
+
+def action_in_prose(text: str) -> str | None:
+    """"Specify the ``addFloatingIp`` action in the request body." -> addFloatingIp."""
+    match = _ACTION_PROSE.search(text)
     return match.group(1) if match else None
 
 

@@ -28,6 +28,7 @@ _BOLD = re.compile(r"^\*\*([^*]+)\*\*:?$")
 _REQ_FILE = re.compile(r"(?:^|[-_.])req(?:uest)?s?(?:[-_.]|$)", re.IGNORECASE)
 _RESP_FILE = re.compile(r"(?:^|[-_.])resp(?:onse)?s?(?:[-_.]|$)", re.IGNORECASE)
 _DEPRECATED = re.compile(r"\(\s*deprecated\s*\)", re.IGNORECASE)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def classify(title: str) -> str | None:
@@ -73,12 +74,11 @@ class Context:
     def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
         if path in self.yaml_files:
             return self.yaml_files[path]
-        text = self.tree.read_text(path, where) if path.is_file() else None
         result: YamlFile | None = None
-        if text is None:
-            if path.exists() is False:
-                self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
-        else:
+        text = self.tree.read_text(path, where) if path.is_file() else None
+        if not path.is_file():
+            self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
+        elif text is not None:
             result = load_yaml(text)
             if result.error is not None:
                 line, message = result.error
@@ -91,13 +91,17 @@ class Context:
     def example(self, path: Path, where: str) -> object:
         if path not in self.examples:
             data: object = None
-            if path.suffix == ".json" and path.is_file():
-                text = self.tree.read_text(path, where)
+            text = self.tree.read_text(path, where) if path.suffix == ".json" and \
+                path.is_file() else None
+            if text is not None and text.strip():
                 try:
-                    data = json.loads(text) if text is not None else None
+                    data = json.loads(text)
                 except ValueError as exc:
-                    self.warn(where, f"example '{self.tree.rel(path)}' is not JSON ({exc}); "
-                                     f"not used for nesting")
+                    try:  # samples are hand-written: trailing commas are common
+                        data = json.loads(_TRAILING_COMMA.sub(r"\1", text))
+                    except ValueError:
+                        self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
+                                         f"({exc}); not used for nesting")
             self.examples[path] = data
         return self.examples[path]
 
@@ -119,6 +123,7 @@ class _Open:
     notes: list[tuple[Version, list[str]]] = field(default_factory=list)
     seen_added: bool = False  # a versionadded was met: later ones are never operation-wide
     bare_label: str | None = None  # "Error codes:" with the codes in the next paragraph
+    action_hint: str | None = None
 
 
 def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
@@ -210,9 +215,9 @@ class _FileReader:
         lo = self.ctx.version(options.get("min_version"), where, "min_version")
         hi = self.ctx.version(options.get("max_version"), where, "max_version")
         versions, inferred = VersionRange(lo, hi), False
-        for level, version in self.section_min.items():
-            if lo is None:
-                versions, inferred = versions.intersect(VersionRange(version, None)), True
+        if lo is None and self.section_min:
+            versions = VersionRange(max(self.section_min.values()), hi)
+            inferred = True
         title = self.stack[-1] if self.stack else Title(self.file.rel, 0, block.line)
         self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
                           title=title.text, level=title.level, location=where,
@@ -228,7 +233,8 @@ class _FileReader:
             location=current.location, versions=current.versions,
             inferred_versions=current.inferred,
             deprecated=bool(_DEPRECATED.search(current.title)), tables=tuple(tables),
-            codes=tuple(current.codes), examples=tuple(current.examples)))
+            codes=tuple(current.codes), examples=tuple(current.examples),
+            action_hint=current.action_hint))
 
     def rest_parameters(self, block: Directive) -> None:
         current = self.open
@@ -335,10 +341,9 @@ class _FileReader:
             return
         where = self.where(block.line)
         name = block.head.strip()
-        path = self.ctx.tree.resolve(name, self.file.base, where)
+        path = self.ctx.tree.resolve(name, self.file.base, where, quiet=True)
         if path is None:
-            self.ctx.warnings.pop()  # summarised once per tree: nova points at ../../doc
-            self.ctx.outside.append(name)
+            self.ctx.outside.append(where)  # summarised once: nova points at ../../doc
             return
         data = self.ctx.example(path, where)
         if data is None:
@@ -402,12 +407,12 @@ class _FileReader:
             self.codes(current, current.bare_label, block.text, block.line)
             return
         current.bare_label = None
+        if current.action_hint is None:
+            current.action_hint = prose.action_in_prose(block.text)
         if prose.code_label(block.text) is None:
             return
-        offset = 0
-        for kind, text in prose.code_sections(block.text):
-            line = block.line + block.text.count("\n", 0, block.text.find(text, offset))
-            offset = block.text.find(text, offset) + len(text)
+        for kind, text, start in prose.code_sections(block.text):
+            line = block.line + block.text.count("\n", 0, start)
             if not text.strip():
                 current.bare_label = kind
                 continue

@@ -59,13 +59,16 @@ class Tree:
         except ValueError:
             return Path(os.path.relpath(path, self.source)).as_posix()
 
-    def resolve(self, name: str, base: Path, where: str) -> Path | None:
-        """A file argument as Sphinx resolves it; None (with a warning) if it escapes."""
+    def resolve(self, name: str, base: Path, where: str, *, quiet: bool = False
+                ) -> Path | None:
+        """A file argument as Sphinx resolves it; None (with a warning unless `quiet`) if it
+        escapes the sandbox."""
         name = name.strip()
         target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
         resolved = target.resolve()
         if not resolved.is_relative_to(self.sandbox):
-            self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")
+            if not quiet:
+                self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")
             return None
         return resolved
 
