@@ -19,6 +19,17 @@ CHART_WORDS = {
 
 
 @dataclass(frozen=True)
+class Bookkeeping:
+    """What the project's version file says, and what else a bump needs (issue 4)."""
+
+    old_max: str | None
+    new_max: str | None
+    bumped_by_one: bool | None
+    next_version: str | None  # the microversion to allocate, when one is needed
+    checklist: tuple[tuple[str, bool | None], ...] = ()  # (companion change, already done?)
+
+
+@dataclass(frozen=True)
 class Report:
     old: str
     new: str
@@ -27,6 +38,8 @@ class Report:
     findings: tuple[Finding, ...]
     claims: tuple[Claim, ...] = ()
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # e.g. expired or unused acknowledgements
+    bookkeeping: Bookkeeping | None = None
 
     @property
     def verdict(self) -> str:
@@ -48,7 +61,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        required = [f for f in self.findings if f.verdict == REQUIRED]
+        required = [f for f in self.findings if f.verdict == REQUIRED and not f.acknowledged]
         return 1 if any(not self.provided(f) for f in required) else 0
 
 

@@ -21,6 +21,13 @@ def as_dict(report: Report) -> dict[str, Any]:
         "claims": [{"operation": c.text, "reason": c.reason} for c in report.claims],
         "changes": [_finding(report, f) for f in report.findings],
         "warnings": list(report.warnings),
+        "notes": list(report.notes),
+        "bookkeeping": None if report.bookkeeping is None else {
+            "old_max": report.bookkeeping.old_max, "new_max": report.bookkeeping.new_max,
+            "bumped_by_one": report.bookkeeping.bumped_by_one,
+            "next_version": report.bookkeeping.next_version,
+            "checklist": [{"item": item, "done": done}
+                          for item, done in report.bookkeeping.checklist]},
     }
 
 
@@ -52,6 +59,7 @@ def _finding(report: Report, finding: Finding) -> dict[str, Any]:
         "gated": _text(change.gated),
         "provided": report.provided(finding),
         "inferred": change.inferred,
+        "acknowledged": finding.acknowledged,
     }
 
 

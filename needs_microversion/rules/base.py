@@ -42,6 +42,7 @@ class Finding:
     verdict: str
     change: Change
     message: str
+    acknowledged: str | None = None  # the reason of a configured acknowledgement
 
 
 @dataclass(frozen=True)
