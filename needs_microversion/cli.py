@@ -66,6 +66,10 @@ def diff(
         ".needs-microversion.yaml found from the current folder up).")] = None,
     profile: Annotated[Optional[str], typer.Option(
         help="Project rules: nova, placement, cinder, manila, ironic or generic.")] = None,
+    catch_up: Annotated[Optional[bool], typer.Option(
+        "--catch-up/--no-catch-up",
+        help="New elements that start at an already released microversion document it late "
+        "(default: on for api-ref trees, off for OpenAPI).")] = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
     from needs_microversion.run import DiffRequest, run_diff
@@ -75,7 +79,7 @@ def diff(
                           exempt_error_codes=exempt_error_codes,
                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                           old_version=old_version, new_version=new_version, config=config,
-                          profile=profile)
+                          profile=profile, catch_up=catch_up)
     output, warnings, code = run_diff(request)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)

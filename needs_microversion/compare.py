@@ -41,6 +41,7 @@ class Change:
     gated: Version | None = None
     inferred: bool = False
     free_form: bool = False  # a key added to / removed from a free-form object
+    since: Version | None = None  # the new document says the element starts at this version
 
     def identity(self) -> tuple[Any, ...]:
         return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
@@ -62,6 +63,7 @@ class _Rel(NamedTuple):
     inferred: bool = False
     free_form: bool = False
     origin: tuple[Any, ...] = ()  # the schema pair where it arises, whatever the path to it
+    since: Version | None = None
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
@@ -152,6 +154,7 @@ class Comparer:
             kind = "added" if a is None else "removed"
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
+                              since=new_op.versions.lo if new_op is not None else None,
                               new=b and b.display)]
         out: list[Change] = []
         out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
@@ -173,6 +176,7 @@ class Comparer:
         out: list[Change] = []
         for key in sorted(set(old) | set(new)):
             a, b = old.get(key), new.get(key)
+            since = b.versions.lo if b is not None else None
             a = a if a is not None and a.versions.contains(va) else None
             b = b if b is not None and b.versions.contains(vb) else None
             if a is None and b is None:
@@ -186,7 +190,7 @@ class Comparer:
                                      old=a and _param_summary(a), new=b and _param_summary(b),
                                      old_location=a and a.location,
                                      new_location=b and b.location,
-                                     inferred=shown.inferred))
+                                     inferred=shown.inferred, since=since))
                 continue
             if a.required != b.required:
                 out.append(op.change(where, "changed", "required", pointer=b.name,
@@ -230,6 +234,7 @@ class Comparer:
         out: list[Change] = []
         for status in sorted(set(old) | set(new)):
             a, b = old.get(status), new.get(status)
+            since = b.versions.lo if b is not None else None
             a = a if a is not None and a.versions.contains(va) else None
             b = b if b is not None and b.versions.contains(vb) else None
             if a is None and b is None:
@@ -238,7 +243,7 @@ class Comparer:
                 out.append(op.change("status-code", "added" if a is None else "removed",
                                      status=status, old=a and status, new=b and status,
                                      old_location=a and a.location,
-                                     new_location=b and b.location))
+                                     new_location=b and b.location, since=since))
                 continue
             out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
                                         {("header", k): v for k, v in b.headers.items()}, va, vb,
@@ -348,7 +353,7 @@ class Comparer:
                            new=b and {**summary, "required": name in sb.required},
                            old_at=a and a.schema, new_at=b and b.schema,
                            inferred=at["inferred"] or table.get(prop.schema).inferred,
-                           free_form=free)
+                           free_form=free, since=_lo(sb.properties.get(name)))
                 continue
             if (name in sa.required) != (name in sb.required):
                 yield _Rel(segment, "changed", "required", old=name in sa.required,
@@ -393,7 +398,8 @@ class _OpContext:
                            status=status, media=media, detail=rel.detail, old=rel.old,
                            new=rel.new, old_location=self.place(rel.old_at, self.comparer.old),
                            new_location=self.place(rel.new_at, self.comparer.new),
-                           inferred=inferred or rel.inferred, free_form=rel.free_form)
+                           inferred=inferred or rel.inferred, free_form=rel.free_form,
+                           since=rel.since)
 
 
 class _RefTaint:
@@ -507,6 +513,10 @@ def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> 
             return None
         schema = table.get(variant)
     return schema if schema.versions.contains(version) else None
+
+
+def _lo(prop: Prop | None) -> Version | None:
+    return prop.versions.lo if prop is not None else None
 
 
 def _visible(schema: Schema, version: Version, direction: str) -> dict[str, Prop]:

@@ -69,7 +69,7 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
           old_version: Version | None, new_version: Version | None,
           warnings: Sequence[str] = ()) -> Report:
     changes = tuple(changes)
-    context = Context.build(options, changes)
+    context = Context.build(options, changes, old_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
     findings = tuple(_first_answer(rules, change, context) for change in changes)
     findings = tuple(f for f in findings if f is not None)

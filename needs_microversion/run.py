@@ -35,6 +35,7 @@ class DiffRequest:
     new_version: str | None = None
     config: str | None = None  # a config file; None: look for one from the current folder
     profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
+    catch_up: bool | None = None  # rule released-microversion; None: on for api-ref trees
 
 
 def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
@@ -44,6 +45,10 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
                                       strict=request.strict), request.old_version, "--old-version")
     new = _with_version(load_snapshot(request.new, validate=request.validate,
                                       strict=request.strict), request.new_version, "--new-version")
+    catch_up = request.catch_up
+    if catch_up is None:
+        catch_up = "api-ref" in (old.source, new.source)
+    options = replace(options, documentation_catch_up=catch_up)
     report = diff_snapshots(old, new, options)
     return render(report, request.fmt, explain=request.explain), list(report.warnings), \
         report.exit_code

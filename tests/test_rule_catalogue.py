@@ -30,6 +30,7 @@ CATALOGUE = Path(__file__).resolve().parent.parent / "rules"
 RULE_ORDER = (
     "silent-failure",
     "prior-500",
+    "released-microversion",  # a gate before the contract questions (api-ref catch-up)
     "status-code",
     "attribute",
     "query-parameter",

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from needs_microversion.compare import Change
 from needs_microversion.snapshot import OpKey
+from needs_microversion.versions import Version
 
 REQUIRED, NOT_REQUIRED, BUG_FIX = "required", "not-required", "bug-fix"
 # nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
@@ -32,6 +33,7 @@ class Options:
     free_form_paths: tuple[str, ...] = DEFAULT_FREE_FORM
     silent_failures: tuple[Claim, ...] = ()
     disabled: frozenset[str] = frozenset()
+    documentation_catch_up: bool = False  # api-ref trees: see rule released-microversion
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,15 @@ class Context:
     changes: tuple[Change, ...] = ()
     # Operations where a documented 500/503 went away: their new 4xx codes are the fix.
     fixed_server_errors: frozenset[OpKey] = field(default=frozenset())
+    old_max: Version | None = None
 
     @classmethod
-    def build(cls, options: Options, changes: Iterable[Change]) -> Context:
+    def build(cls, options: Options, changes: Iterable[Change],
+              old_max: Version | None = None) -> Context:
         changes = tuple(changes)
         fixed = frozenset(c.op_key for c in changes if c.area == "status-code"
                           and c.kind == "removed" and c.status in ("500", "503"))
-        return cls(options, changes, fixed)
+        return cls(options, changes, fixed, old_max)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""

@@ -26,7 +26,7 @@ class MediaType(Rule):
     """
 
     id = "media-type"
-    order = 9
+    order = 10
     question = "Did we add or remove a request or response media type?"
     finding_ids = ("media-type-added", "media-type-removed")
 

@@ -27,7 +27,7 @@ class ResourceUrl(Rule):
     """
 
     id = "resource-url"
-    order = 6
+    order = 7
     question = "Did we add or remove a resource url?"
     finding_ids = ("operation-added", "operation-removed", "path-parameter-changed")
 
