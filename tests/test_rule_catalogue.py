@@ -337,7 +337,8 @@ def test_readme_lists_every_rule() -> None:
     from needs_microversion.rules import RULES
 
     readme = (CATALOGUE / "README.md").read_text(encoding="utf-8")
-    chart = RULE_ORDER[:6]
+    chart = ("silent-failure", "prior-500", "status-code", "attribute", "query-parameter",
+             "resource-url")
     unlisted = [
         rule.id
         for rule in RULES
