@@ -96,7 +96,9 @@ def describe(change: Change) -> str:
         "request-media-type": "request media type", "response-media-type": "response media type",
         "operation": "operation", "security": "security requirements",
     }[change.area]
-    subject = change.pointer or change.status or change.media or ""
+    subject = change.pointer
+    if change.area in ("request-body", "response-body") and not subject:
+        where, subject = where.replace("attribute", "body"), ""
     if change.area == "status-code":
         subject = change.status or ""
     elif change.area.endswith("media-type"):
@@ -119,6 +121,8 @@ def describe(change: Change) -> str:
                    f"{_short(change.new[label])}" for label in change.detail.split(",")]
         return f"{text}: " + "; ".join(clauses)
     aspect = change.detail if change.aspect == "constraint" else change.aspect
+    if change.delta:
+        return f"{text}: {aspect} changed at {change.delta}"
     return f"{text}: {aspect} changed from {_short(change.old)} to {_short(change.new)}"
 
 
