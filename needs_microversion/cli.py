@@ -41,7 +41,7 @@ def _root(
 def diff(
     old: Annotated[str, typer.Argument(help="Old OpenAPI/Swagger file or api-ref directory.")],
     new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
     explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
     strict: Annotated[bool, typer.Option(help="Invalid OpenAPI is an error (exit 2).")] = False,
     validate: Annotated[bool, typer.Option("--validate/--no-validate",

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
 from needs_microversion.judge import CHART_WORDS, Report, walk
-from needs_microversion.rules.base import REQUIRED
+from needs_microversion.report import ERROR, WARNING, gating, location, severity
+from needs_microversion.rules.base import NOT_REQUIRED, REQUIRED
+
+_RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
+_SEVERITY_COLOUR = {ERROR: _RED, WARNING: _YELLOW}
 
 
-def render_text(report: Report, *, explain: bool = False) -> str:
-    lines = [CHART_WORDS[report.verdict] + _versions(report)]
+def colour_wanted(stream: TextIO | None = None) -> bool:
+    """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    stream = sys.stdout if stream is None else stream
+    return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
+def render_text(report: Report, *, explain: bool = False, colour: bool | None = None) -> str:
+    paint = _painter(colour_wanted() if colour is None else colour)
+    lines = [paint(CHART_WORDS[report.verdict], _verdict_colour(report)) + _versions(report)]
     if report.verdict == REQUIRED:
-        lines.append("  provided: every required change is gated on a new microversion"
-                     if report.exit_code == 0 else
-                     "  not provided: these changes are visible to existing microversions")
+        state, meaning = gating(report)
+        lines.append(f"  {state}: {meaning}")
     for claim in report.claims:
         lines.append(f"  claim (Q1): {claim.text}: {claim.reason}")
     operation = None
@@ -22,18 +37,37 @@ def render_text(report: Report, *, explain: bool = False) -> str:
             lines.append("")
             lines.append(operation)
         gate = f", gated on {change.gated}" if change.gated else ""
-        lines.append(f"  [{finding.id}] {finding.message}")
-        location = change.new_location or change.old_location
-        where = f"{location}" if location else ""
+        tag = paint(f"[{finding.id}]", _SEVERITY_COLOUR.get(severity(report, finding), ""))
+        lines.append(f"  {tag} {finding.message}")
+        where = location(finding)
         inferred = ", inferred from prose or layout" if change.inferred else ""
         lines.append(f"      {finding.verdict}: {finding.question}{gate}{inferred}"
-                     + (f"  ({where})" if where else ""))
+                     + (f"  {paint(f'({where})', _DIM)}" if where else ""))
+        if finding.acknowledged:
+            lines.append(f"      acknowledged: {finding.acknowledged}")
         if explain:
             for question, answer in walk(finding):
                 lines.append(f"        - {question} {answer}")
     if not report.findings:
         lines.append("  no change to the user contract")
+    if report.notes:
+        lines.append("")
+        lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
+
+
+def _verdict_colour(report: Report) -> str:
+    if report.exit_code:
+        return _RED
+    # Provided, acknowledged or a bug fix: passes, but a reviewer should look.
+    return _GREEN if report.verdict == NOT_REQUIRED else _YELLOW
+
+
+def _painter(enabled: bool) -> Callable[[str, str], str]:
+    def paint(text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if enabled and code else text
+
+    return paint
 
 
 def _versions(report: Report) -> str:

@@ -1,0 +1,65 @@
+"""GitHub Actions workflow commands: one annotation per finding, and the verdict as a notice.
+
+`::error` for what fails the check (required, not provided, not acknowledged), `::warning`
+for what a reviewer should still see (provided or acknowledged required changes, bug fixes,
+the report's warnings), `::notice` for the rest and for the verdict.
+"""
+
+from __future__ import annotations
+
+from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.report import ERROR, WARNING, location, severity, standing
+from needs_microversion.rules.base import Finding
+
+_COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
+
+
+def render_github(report: Report) -> str:
+    lines = [_annotation(report, finding) for finding in report.findings]
+    lines += [_command("warning", {"title": "needs-microversion warning"}, warning)
+              for warning in report.warnings]
+    lines += [_command("notice", {"title": "needs-microversion note"}, note)
+              for note in report.notes]
+    lines.append(_command("notice", {"title": "needs-microversion"}, _verdict(report)))
+    return "\n".join(lines) + "\n"
+
+
+def _annotation(report: Report, finding: Finding) -> str:
+    properties: dict[str, str] = {}
+    where = location(finding)
+    if where is not None:
+        properties["file"] = where.file
+        if where.line:
+            properties["line"] = str(where.line)
+    properties["title"] = f"{finding.id}: {finding.question}"
+    gate = f", gated on {finding.change.gated}" if finding.change.gated else ""
+    message = (f"{finding.change.operation}: {finding.message}\n"
+               f"{standing(report, finding)}{gate}")
+    return _command(_COMMAND.get(severity(report, finding), "notice"), properties, message)
+
+
+def _verdict(report: Report) -> str:
+    text = CHART_WORDS[report.verdict]
+    if report.old_version is not None or report.new_version is not None:
+        text += f" (max microversion {report.old_version} -> {report.new_version})"
+    counts: dict[str, int] = {}
+    for finding in report.findings:
+        level = severity(report, finding)
+        counts[level] = counts.get(level, 0) + 1
+    summary = ", ".join(f"{n} {level}(s)" for level, n in sorted(counts.items()))
+    return f"{text}: {summary}" if summary else text
+
+
+def _command(name: str, properties: dict[str, str], message: str) -> str:
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def escape_data(text: str) -> str:
+    """The runner's escaping for a command's message (actions/toolkit `escapeData`)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Property values also end at `,` and the properties at `:` (toolkit `escapeProperty`)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,73 @@
+"""Markdown for a pull-request comment: the verdict, a table of changes, what else to do."""
+
+from __future__ import annotations
+
+import re
+
+from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.report import gating, location, standing
+from needs_microversion.rules.base import REQUIRED
+
+# Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
+# (`|` ends a table cell, even inside backticks in GFM).
+_MARKUP = re.compile(r"([\\`*_\[\]<>&|~])")
+_HEADER = ("Finding", "Operation", "What changed", "Verdict", "Gated", "Location")
+
+
+def render_markdown(report: Report) -> str:
+    lines = [f"## {CHART_WORDS[report.verdict]}", "", _summary(report)]
+    if report.claims:
+        lines += ["", "Claimed silent failures (Q1):", ""]
+        lines += [f"- {_inline(claim.text)}: {_inline(claim.reason)}" for claim in report.claims]
+    lines.append("")
+    if report.findings:
+        lines.append(_row(_HEADER))
+        lines.append(_row(("---",) * len(_HEADER)))
+        for finding in report.findings:
+            where = location(finding)
+            change = finding.change
+            lines.append(_row((f"`{finding.id}`", _inline(change.operation),
+                               _inline(finding.message), _inline(standing(report, finding)),
+                               _inline(str(change.gated) if change.gated else "-"),
+                               _inline(str(where) if where else "-"))))
+    else:
+        lines.append("No change to the user contract.")
+    bookkeeping = report.bookkeeping
+    if bookkeeping is not None and (bookkeeping.checklist or bookkeeping.next_version):
+        lines += ["", "### Checklist", ""]
+        if bookkeeping.next_version:
+            lines.append(f"Next microversion: {_inline(bookkeeping.next_version)}")
+            lines.append("")
+        # An unknown state (None) stays unticked: the reviewer has to look.
+        lines += [f"- [{'x' if done else ' '}] {_inline(item)}"
+                  + (" (not checked)" if done is None else "")
+                  for item, done in bookkeeping.checklist]
+    for title, items in (("Notes", report.notes), ("Warnings", report.warnings)):
+        if items:
+            lines += ["", f"### {title}", ""]
+            lines += [f"- {_inline(item)}" for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def _summary(report: Report) -> str:
+    parts = []
+    if report.old_version is not None or report.new_version is not None:
+        bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[report.bumped]
+        parts.append(f"Max microversion {report.old_version} -> {report.new_version} "
+                     f"({bumped}).")
+    if report.verdict == REQUIRED:
+        state, meaning = gating(report)
+        parts.append(f"**{state.capitalize()}**: {meaning}.")
+    parts.append(f"Compared {_inline(report.old)} -> {_inline(report.new)}: "
+                 f"{len(report.findings)} change(s).")
+    return " ".join(parts)
+
+
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _inline(text: str) -> str:
+    """Document text shown as written: no markup or HTML from it, and on one line (a line
+    break would end the table row or list item)."""
+    return _MARKUP.sub(r"\\\1", " ".join(text.split()))
