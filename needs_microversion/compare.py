@@ -135,7 +135,7 @@ class Comparer:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity() not in seen:
                         seen[change.identity()] = _gate(change, version)
-        return _one_per_element(seen.values())
+        return _one_per_element(_across_media_types(seen.values()))
 
     def unchanged(self, key: OpKey) -> bool:
         """Raw-equal operations whose `$ref` targets are equal too need no walk."""
@@ -655,6 +655,24 @@ def _load(value: str | None) -> Any:
 
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def _across_media_types(changes: Iterable[Change]) -> list[Change]:
+    """One change for a difference every media type of a body shows (json, yaml, ...)."""
+    groups: dict[tuple[Any, ...], list[Change]] = {}
+    for change in changes:
+        key = change.identity()[:6] + change.identity()[7:] if change.media else (
+            id(change),)
+        groups.setdefault(key, []).append(change)
+    merged = []
+    for group in groups.values():
+        first = group[0]
+        if len(group) > 1 and first.area.endswith("-body"):
+            first = replace(first, media=", ".join(sorted({c.media or "" for c in group})))
+            merged.append(first)
+        else:
+            merged.extend(group)
+    return merged
 
 
 def _one_per_element(changes: Iterable[Change]) -> list[Change]:
