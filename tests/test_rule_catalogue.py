@@ -30,7 +30,7 @@ CATALOGUE = Path(__file__).resolve().parent.parent / "rules"
 RULE_ORDER = (
     "silent-failure",
     "prior-500",
-    "released-microversion",  # a gate before the contract questions (api-ref catch-up)
+    "catch-up",  # a gate before the contract questions: api-ref documenting late
     "status-code",
     "attribute",
     "query-parameter",

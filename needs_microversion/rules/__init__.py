@@ -6,18 +6,18 @@ from needs_microversion.errors import InputError
 from needs_microversion.rules.allowed_values import AllowedValues
 from needs_microversion.rules.attribute import Attribute
 from needs_microversion.rules.base import Rule
+from needs_microversion.rules.catch_up import CatchUp
 from needs_microversion.rules.header import Header
 from needs_microversion.rules.media_type import MediaType
 from needs_microversion.rules.prior_500 import PriorServerError
 from needs_microversion.rules.query_parameter import QueryParameter
-from needs_microversion.rules.released_microversion import ReleasedMicroversion
 from needs_microversion.rules.resource_url import ResourceUrl
 from needs_microversion.rules.security import Security
 from needs_microversion.rules.silent_failure import SilentFailure
 from needs_microversion.rules.status_code import StatusCode
 
 RULES: tuple[Rule, ...] = (
-    SilentFailure(), PriorServerError(), ReleasedMicroversion(), StatusCode(), Attribute(),
+    SilentFailure(), PriorServerError(), CatchUp(), StatusCode(), Attribute(),
     QueryParameter(), ResourceUrl(), Header(), AllowedValues(), MediaType(), Security(),
 )
 

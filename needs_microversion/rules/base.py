@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from needs_microversion.compare import Change
 from needs_microversion.snapshot import OpKey
-from needs_microversion.versions import Version
+from needs_microversion.versions import FLOOR, Version
 
 REQUIRED, NOT_REQUIRED, BUG_FIX = "required", "not-required", "bug-fix"
 # nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
@@ -33,7 +33,7 @@ class Options:
     free_form_paths: tuple[str, ...] = DEFAULT_FREE_FORM
     silent_failures: tuple[Claim, ...] = ()
     disabled: frozenset[str] = frozenset()
-    documentation_catch_up: bool = False  # api-ref trees: see rule released-microversion
+    documentation_catch_up: bool = False  # api-ref trees: see rule catch-up
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class Context:
     # Operations where a documented 500/503 went away: their new 4xx codes are the fix.
     fixed_server_errors: frozenset[OpKey] = field(default=frozenset())
     old_max: Version | None = None
+    # Elements whose new entry starts at an already released microversion -> that version.
+    documented_late: Mapping[tuple[Any, ...], Version] = field(default_factory=dict)
 
     @classmethod
     def build(cls, options: Options, changes: Iterable[Change],
@@ -61,12 +63,20 @@ class Context:
         changes = tuple(changes)
         fixed = frozenset(c.op_key for c in changes if c.area == "status-code"
                           and c.kind == "removed" and c.status in ("500", "503"))
-        return cls(options, changes, fixed, old_max)
+        late = {element(c): c.since for c in changes
+                if c.since is not None and c.gated is None and old_max is not None
+                and FLOOR < c.since <= old_max}
+        return cls(options, changes, fixed, old_max, late)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""
         return any(fnmatch.fnmatchcase(change.pointer, pattern.rstrip("/") + "/*")
                    for pattern in self.options.free_form_paths)
+
+
+def element(change: Change) -> tuple[Any, ...]:
+    """What a change is about: one attribute, parameter, header or code of one operation."""
+    return (change.op_key, change.area, change.status, change.pointer)
 
 
 class Rule:

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from needs_microversion.compare import Change
+from needs_microversion.rules.base import (
+    NOT_REQUIRED, Context, Finding, Rule, describe, element)
+
+
+class CatchUp(Rule):
+    """Does the new document only catch up with what the API already does?
+
+    What it checks
+        Changes that document existing behaviour late rather than change it: an element
+        added with a starting microversion (`min_version: 2.26`) at or below the old
+        document's maximum (that microversion was already released), with the other changes
+        of that same entry; allowed values written down for the first time in prose where
+        none were documented before.
+
+    Why
+        Documentation catching up is not a contract change: the microversion it describes
+        was released with its own bump, and values listed for the first time describe what
+        the code already accepted (api-ref often lags the code). The report still names each
+        one ("documents 2.26, already released; check the code agrees"), because a document
+        that was wrong and is corrected looks exactly like a contract change.
+
+    Example
+        cinder adds the missing `min_version: 3.1` to two upload-to-image parameters; nova's
+        flavor `sort_key` description starts listing the keys it accepts.
+
+    No microversion needed when
+        Always, for these findings; but check that the code really behaved so since then.
+
+    Options
+        On for api-ref trees, off for OpenAPI documents (whose ranges and enums are
+        generated from the code); `--catch-up/--no-catch-up`.
+    """
+
+    id = "catch-up"
+    order = 3
+    question = "Does the new document only catch up with what the API already does?"
+    finding_ids = ("documents-released-microversion", "values-documented")
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        if not context.options.documentation_catch_up or change.gated is not None:
+            return None
+        if change.aspect == "enum" and change.old is None and change.inferred:
+            return self.finding("values-documented", NOT_REQUIRED, change,
+                                f"{describe(change)}: values documented for the first time "
+                                "(read from prose); check the code already refused others")
+        since = context.documented_late.get(element(change))
+        if since is None:
+            return None
+        # Other changes of the same entry (its required flag, its type) come with the
+        # correction: they document the same released microversion.
+        return self.finding("documents-released-microversion", NOT_REQUIRED, change,
+                            f"{describe(change)}: documents {since}, already released; "
+                            "check the code agrees")
