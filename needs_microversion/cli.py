@@ -39,8 +39,10 @@ def _root(
 
 @app.command()
 def diff(
-    old: Annotated[str, typer.Argument(help="Old OpenAPI/Swagger file or api-ref directory.")],
-    new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory.")],
+    old: Annotated[str, typer.Argument(help="Old OpenAPI/Swagger file or api-ref directory, "
+                                       "or REV:PATH in git (HEAD~1:api/openapi.yaml).")],
+    new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory, "
+                                       "or REV:PATH (:PATH is the index).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
     explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
     strict: Annotated[bool, typer.Option(help="Invalid OpenAPI is an error (exit 2).")] = False,
@@ -81,6 +83,48 @@ def diff(
                           old_version=old_version, new_version=new_version, config=config,
                           profile=profile, catch_up=catch_up)
     output, warnings, code = run_diff(request)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(output, nl=False)
+    return code
+
+
+@app.command()
+def check(
+    files: Annotated[Optional[list[str]], typer.Argument(
+        help="Check only the configured documents these files touch (pre-commit passes the "
+        "staged files); none touched: exit 0.", show_default=False)] = None,
+    base: Annotated[Optional[str], typer.Option(
+        help="Compare with the merge-base of HEAD and this revision (default: the upstream "
+        "branch, else origin/HEAD, main or master).")] = None,
+    staged: Annotated[bool, typer.Option(
+        help="Compare the index (staged content) instead of the working tree.")] = False,
+    from_ref: Annotated[Optional[str], typer.Option(
+        envvar="PRE_COMMIT_FROM_REF", help="With --to-ref: compare the merge-base of the two "
+        "revisions with --to-ref (a range, as pre-commit's pre-push runs).")] = None,
+    to_ref: Annotated[Optional[str], typer.Option(
+        envvar="PRE_COMMIT_TO_REF", help="The new side of a --from-ref range.")] = None,
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
+    explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
+    validate: Annotated[bool, typer.Option("--validate/--no-validate",
+                                           help="Check documents with openapi-spec-validator "
+                                           "(~4 s per 4 MB).")] = True,
+    config: Annotated[Optional[str], typer.Option(
+        help="Configuration file naming the services' documents (default: "
+        ".needs-microversion.yaml or pyproject.toml found from the current folder up).")
+    ] = None,
+) -> int:
+    """Compare the configured API documents with a git base revision (for CI and pre-commit).
+
+    Example: needs-microversion check --base origin/main
+    """
+    from needs_microversion.check import CheckRequest, run_check
+
+    request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
+                           from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,
+                           validate=validate, config=config)
+    output, warnings, code = run_check(request)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(output, nl=False)

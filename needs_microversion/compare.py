@@ -341,9 +341,12 @@ class Comparer:
         for name in sorted(set(pa) | set(pb) | sa.required ^ sb.required):
             a, b = pa.get(name), pb.get(name)
             segment = "/" + name.replace("~", "~0").replace("/", "~1")
-            if a is None and b is None:  # `required` lists a name no property declares
-                yield _Rel(segment, "changed", "required", old=name in sa.required,
-                           new=name in sb.required, **at)
+            if a is None and b is None:
+                # `required` lists a name no property declares (a declared one that is not
+                # visible at this version is not required here either).
+                if name not in sa.properties and name not in sb.properties:
+                    yield _Rel(segment, "changed", "required", old=name in sa.required,
+                               new=name in sb.required, **at)
                 continue
             if a is None or b is None:
                 prop = b or a

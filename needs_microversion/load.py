@@ -1,4 +1,5 @@
-"""One entry point for every input: a file (OpenAPI/Swagger) or a directory (api-ref)."""
+"""One entry point for every input: a file (OpenAPI/Swagger) or a directory (api-ref), on
+disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/source`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ from needs_microversion.snapshot import Snapshot
 def load_snapshot(path: str, *, validate: bool = True, strict: bool = False) -> Snapshot:
     """Load and normalise one side; validation problems are warnings unless strict."""
     target = Path(path)
+    if ":" in path and not target.exists():
+        # Git machinery is imported only for a name that is not a path but may be REV:PATH.
+        from needs_microversion.loaders.git import checkout
+
+        copy = checkout(path)
+        if copy is not None:
+            target = copy.local
     if target.is_dir():
         return _load_apiref(target, path)
     doc = read_document(target, display=path)

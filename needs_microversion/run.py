@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import re
+import datetime
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from needs_microversion.bookkeeping import bookkeeping, read_version_file
 from needs_microversion.compare import compare, with_lines
+from needs_microversion.config import (
+    Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
 from needs_microversion.errors import InputError
 from needs_microversion.judge import Report, judge
 from needs_microversion.load import load_snapshot
-from needs_microversion.loaders.openapi import path_shape
+from needs_microversion.profiles import Profile, experimental_overrides, get_profile
 from needs_microversion.report import render
 from needs_microversion.rules import get
-from needs_microversion.rules.base import DEFAULT_FREE_FORM, NOVA_EXEMPT_CODES, Claim, Options
-from needs_microversion.snapshot import OpKey, Snapshot
+from needs_microversion.rules.base import Options
+from needs_microversion.snapshot import Snapshot
 from needs_microversion.versions import Version, parse_version
-
-_CLAIM = re.compile(r"^\s*([A-Za-z]+)\s+(\S+)\s*:\s*(.+)$")
 
 
 @dataclass(frozen=True)
@@ -35,23 +37,66 @@ class DiffRequest:
     new_version: str | None = None
     config: str | None = None  # a config file; None: look for one from the current folder
     profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
-    catch_up: bool | None = None  # rule released-microversion; None: on for api-ref trees
+    catch_up: bool | None = None  # rule catch-up; None: on for api-ref trees
+    # The version file at both revisions (the check command reads them from git); None: the
+    # old side is unknown and the new side is read from the working tree.
+    old_version_file_text: str | None = None
+    new_version_file_text: str | None = None
+    changed_paths: tuple[str, ...] | None = None  # the change's files (None: unknown)
+    service: str | None = None  # a configured service by name; None: the documents' service
 
 
 def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
-    """Return (rendered report, warnings, exit code)."""
-    options = build_options(request)
-    old = _with_version(load_snapshot(request.old, validate=request.validate,
-                                      strict=request.strict), request.old_version, "--old-version")
-    new = _with_version(load_snapshot(request.new, validate=request.validate,
-                                      strict=request.strict), request.new_version, "--new-version")
-    catch_up = request.catch_up
+    """Return (rendered report, warnings, exit code).
+
+    Settings come from the command line, then the configuration (the service whose documents
+    these are), then the profile; see docs/configuration.md.
+    """
+    config = load_config(request.config)
+    service = choose_service(config, request)
+    profile = get_profile(request.profile or service.profile)
+    options = build_options(request, service)
+    old_text, new_text = _version_file_texts(request, config, service)
+    old = load_snapshot(request.old, validate=request.validate, strict=request.strict)
+    new = load_snapshot(request.new, validate=request.validate, strict=request.strict)
+    if old_text is not None and new_text is not None:  # the code's maxima, both sides known
+        source = service.version_file or "version file"
+        old_max = read_version_file(old_text, f"{source} (old)").max_version
+        new_max = read_version_file(new_text, f"{source} (new)").max_version
+        old, new = replace(old, max_version=old_max), replace(new, max_version=new_max)
+    old = _with_version(old, request.old_version, "--old-version")
+    new = _with_version(new, request.new_version, "--new-version")
+    old, notes = _fold(old, profile, service)
+    catch_up = request.catch_up if request.catch_up is not None else service.catch_up
     if catch_up is None:
         catch_up = "api-ref" in (old.source, new.source)
     options = replace(options, documentation_catch_up=catch_up)
     report = diff_snapshots(old, new, options)
+    report = replace(report, findings=experimental_overrides(report.findings, old, profile))
+    report = acknowledge(report, service.acknowledgements, datetime.date.today())
+    if old_text is not None or new_text is not None:
+        changed = set(request.changed_paths) if request.changed_paths is not None else None
+        report = replace(report, bookkeeping=bookkeeping(
+            old_text, new_text, report, changed, profile=profile.name,
+            version_file=service.version_file, released_max=service.released_max,
+            fold=profile.fold_into_unreleased_max))
+    report = replace(report, notes=(*notes, *report.notes))
     return render(report, request.fmt, explain=request.explain), list(report.warnings), \
         report.exit_code
+
+
+def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
+    """The service the request names, else the one naming the new (else the old) document;
+    the only one if there is one (the file describes this project); else the top level."""
+    if request.service is not None:
+        named = [s for s in config.services if s.name == request.service]
+        if not named:
+            raise InputError(f"no service {request.service!r} in {config.display}")
+        return named[0]
+    service = service_for(config, request.new) or service_for(config, request.old)
+    if service is None and len(config.services) == 1:
+        service = config.services[0]
+    return service or config.defaults
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
@@ -61,24 +106,71 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
                  warnings=(*old.warnings, *new.warnings))
 
 
-def build_options(request: DiffRequest) -> Options:
+def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
+    """Command line over configuration over profile; lists add up.
+
+    `--no-exempt-error-codes` switches the exemption off; the command line's default (on)
+    leaves the configuration and the profile to decide.
+    """
+    service = service or ServiceConfig(name="")
+    profile = get_profile(request.profile or service.profile)
     for rule_id in request.disabled:
         get(rule_id)  # unknown ids are a usage error
+    exempt = service.exempt_error_codes
+    if not request.exempt_error_codes:
+        exempt = frozenset()
     return Options(
-        exempt_error_codes=NOVA_EXEMPT_CODES if request.exempt_error_codes else frozenset(),
-        free_form_paths=(*DEFAULT_FREE_FORM, *request.free_form),
-        silent_failures=tuple(parse_claim(text) for text in request.silent_failures),
-        disabled=frozenset(request.disabled),
+        exempt_error_codes=profile.exempt_error_codes if exempt is None else exempt,
+        free_form_paths=(*profile.free_form_paths, *service.free_form, *request.free_form),
+        silent_failures=(*service.silent_failures,
+                         *(parse_claim(text) for text in request.silent_failures)),
+        disabled=frozenset((*service.disabled, *request.disabled)),
     )
 
 
-def parse_claim(text: str) -> Claim:
-    match = _CLAIM.match(text)
-    if match is None:
-        raise InputError(f"--silent-failure needs 'METHOD /path: reason', got {text!r}")
-    method, path, reason = match.groups()
-    return Claim(OpKey(method.upper(), path_shape(path)), f"{method.upper()} {path}",
-                 reason.strip())
+def acknowledge(report: Report, acknowledgements: Sequence[Acknowledgement],
+                today: datetime.date) -> Report:
+    """Mark the findings the project accepts; note expired and unused acknowledgements."""
+    live = [ack for ack in acknowledgements if not ack.expired(today)]
+    notes = [f"acknowledgement expired on {ack.expires}, not applied: {ack.describe()} "
+             f"({ack.source})" for ack in acknowledgements if ack.expired(today)]
+    used: set[int] = set()
+    findings = []
+    for finding in report.findings:
+        matching = [i for i, ack in enumerate(live) if ack.matches(finding)]
+        used.update(matching)
+        if matching:
+            finding = replace(finding, acknowledged=live[matching[0]].reason)
+        findings.append(finding)
+    notes += [f"acknowledgement matched no change: {ack.describe()} ({ack.source})"
+              for i, ack in enumerate(live) if i not in used]
+    return replace(report, findings=tuple(findings), notes=(*report.notes, *notes))
+
+
+def _version_file_texts(request: DiffRequest, config: Config, service: ServiceConfig
+                        ) -> tuple[str | None, str | None]:
+    """(old, new) version file texts; the new one from the working tree when not given."""
+    new_text = request.new_version_file_text
+    if new_text is None and service.version_file is not None:
+        path = config.root / service.version_file
+        if not path.is_file():
+            raise InputError(f"'version-file' {service.version_file!r} not found in "
+                             f"{config.root}", config.display)
+        new_text = path.read_text(encoding="utf-8", errors="replace")
+    return request.old_version_file_text, new_text
+
+
+def _fold(old: Snapshot, profile: Profile, service: ServiceConfig
+          ) -> tuple[Snapshot, tuple[str, ...]]:
+    """cinder (and nova in practice): a change may join a merged but unreleased microversion,
+    so only what was released counts as the old maximum."""
+    released, old_max = service.released_max, old.max_version
+    if not profile.fold_into_unreleased_max or released is None or old_max is None \
+            or old_max <= released:
+        return old, ()
+    note = (f"{profile.name}: {old_max} is not released yet (released-max {released}), so "
+            f"changes may join it: the old maximum is taken as {released}")
+    return replace(old, max_version=released), (note,)
 
 
 def _with_version(snapshot: Snapshot, text: str | None, option: str) -> Snapshot:

@@ -23,6 +23,7 @@ class Row:
     where: str  # header | path | query | body
     fields: Mapping[str, Any]  # the definition (field-name typos repaired)
     location: str  # "servers.inc:120 (parameters.yaml:3456)"
+    definition: str  # "parameters.yaml:3456"
     versions: VersionRange = ALL
     inferred_versions: bool = False  # bounds read from a versionadded note
 

@@ -8,6 +8,7 @@ ironic); the variants are listed next to each regex.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from needs_microversion.versions import Version, VersionRange, parse_version
@@ -35,6 +36,11 @@ class CodeMention:
     versions: VersionRange
     ranged: bool
     name: str  # "badRequest" in badRequest(400), "" when bare
+
+
+def visible(text: str) -> str:
+    """Without invisible format characters (manila has a zero-width space in a URL)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def version_range(text: str) -> VersionRange | None:
@@ -117,6 +123,15 @@ def literal_names(text: str) -> list[str]:
 _ADDED_WORDS = re.compile(r"\b(introduc\w*|add\w*|new|support\w* for)\b", re.IGNORECASE)
 
 
+_OPERATION_WORDS = re.compile(r"\bintroduc\w*|\bAPIs?\b|\bendpoints?\b", re.IGNORECASE)
+
+
+def announces_operation(text: str) -> bool:
+    """A `versionadded` without field names that dates the operation itself: no text
+    (manila) or "Allocation API was introduced." (ironic), not "Added support for ..."."""
+    return not text.strip() or bool(_OPERATION_WORDS.search(text))
+
+
 def announces_addition(text: str) -> bool:
     """A `versionchanged` note that says something was added ("Added the ``x`` field")."""
     return bool(_ADDED_WORDS.search(text))
@@ -130,7 +145,8 @@ _ONE_OF = re.compile(r"\b(?:one of|possible values are|valid values are|allowed 
                      r"valid values:|allowed values:|possible values:|either)\s*:?\s*"
                      r"((?:``[^`]+``\s*(?:,|\bor\b|\band\b)?\s*)+)",
                      re.IGNORECASE)
-_PAIR = re.compile(r"``([^`\s]+)``\s+or\s+``([^`\s]+)``")
+_PAIR = re.compile(r"\b(?:either|must be|can be|may be|could be|values? (?:is|are)|set to)\s+"
+                   r"``([^`\s]+)``,?\s+or\s+``([^`\s]+)``", re.IGNORECASE)
 _BULLET_LITERAL = re.compile(r"^\s*[-*+]\s+``([^`]+)``", re.MULTILINE)
 
 

@@ -6,7 +6,7 @@ with their level, explicit-markup blocks (directives, and comments that look lik
 tables, literal blocks) is skipped.
 
 Why not docutils for every file: docutils builds a fresh state machine for every nested
-block, so nova's 68 `.inc` files take ~0.55 s of the 0.7 s budget on their own. This reader
+block, so nova's 67 `.inc` files take ~0.75 s, more than the whole 0.7 s budget. This reader
 follows docutils' rules for the constructs it reports (title adornment styles and levels,
 directive blocks by indentation, paragraphs up to a blank line), a test checks that both
 readers agree on every corpus file, and files this reader finds suspicious are re-read by
@@ -23,9 +23,9 @@ _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*\s*$")
 # docutils' directive marker: ".. name::" with a "simple name" (no leading underscore).
 _DIRECTIVE = re.compile(r"^\.\.[ ]+((?:(?!_)\w)+(?:[-._+:](?:(?!_)\w)+)*)[ ]?::(?:[ ]+|$)(.*)$")
 # A comment that is a `versionadded`/`versionchanged` with one colon: intent is obvious.
-_ONE_COLON = re.compile(r"^\.\.[ ]+(versionadded|versionchanged|deprecated):[ ]+(\S.*)$")
+ONE_COLON = re.compile(r"^\.\.[ ]+(versionadded|versionchanged|deprecated):[ ]+(\S.*)$")
 # Directives whose body is RST again (admonitions and containers): scanned for directives.
-_CONTAINERS = frozenset({
+CONTAINERS = frozenset({
     "note", "warning", "important", "tip", "hint", "caution", "danger", "attention",
     "error", "admonition", "seealso", "only", "container", "topic", "sidebar", "versionadded",
     "versionchanged", "deprecated", "versionremoved", "rst-class", "compound"})
@@ -60,6 +60,10 @@ class RstDoc:
     blocks: tuple[Block, ...]
     messages: tuple[tuple[int, str], ...]  # (line, message): problems worth a warning
     suspicious: bool  # structure this reader may misread: let docutils have the last word
+
+
+def one_colon_message(name: str) -> str:
+    return f"'.. {name}: ' is a comment (one colon); read as the {name} directive"
 
 
 def read_rst(text: str) -> RstDoc:
@@ -99,9 +103,11 @@ class _Scanner:
         line = self.lines[i]
         over = _ADORNMENT.match(line)
         if over and i + 2 < stop:
-            text, under = self.lines[i + 1], self.lines[i + 2]
-            if text.strip() and under.rstrip() == line.rstrip() and len(line.strip()) >= 2:
-                return 3, text.strip(), (over.group(1), True)
+            text, closing = self.lines[i + 1], self.lines[i + 2]
+            if text.strip() and closing.rstrip() == line.rstrip() and len(line.strip()) >= 2:
+                if len(line.rstrip()) < len(text.rstrip()):
+                    self.messages.append((i + 1, "Title overline too short."))
+                return 3, " ".join(text.split()), (over.group(1), True)
         if over or not line.strip() or line[0] == " " or i + 1 >= stop:
             return None
         under_line = self.lines[i + 1]
@@ -113,7 +119,7 @@ class _Scanner:
             return None  # docutils: too short for the title, so ordinary text
         if length < width:
             self.messages.append((i + 2, "Title underline too short."))
-        return 2, line.strip(), (under.group(1), False)
+        return 2, " ".join(line.split()), (under.group(1), False)
 
     # -- the scan ------------------------------------------------------------------------
     def scan(self, start: int, stop: int, *, top: bool) -> None:
@@ -148,17 +154,16 @@ class _Scanner:
         end = self.block_end(i + 1, stop, indent)
         match = _DIRECTIVE.match(marker)
         if match is None:
-            one_colon = _ONE_COLON.match(marker)
+            one_colon = ONE_COLON.match(marker)
             if one_colon:
-                self.messages.append((i + 1, f"'.. {one_colon.group(1)}: ' is a comment (one "
-                                             f"colon); read as the directive it was meant to be"))
+                self.messages.append((i + 1, one_colon_message(one_colon.group(1))))
                 self.blocks.append(Directive(one_colon.group(1), one_colon.group(2).strip(),
                                              self.body(i + 1, end), i + 1))
             return end  # a comment, target, footnote or substitution: nothing we read
         name = match.group(1).lower()
         directive = Directive(name, match.group(2).strip(), self.body(i + 1, end), i + 1)
         self.blocks.append(directive)
-        if name in _CONTAINERS:
+        if name in CONTAINERS:
             self.scan(i + 1, end, top=False)
         return end
 

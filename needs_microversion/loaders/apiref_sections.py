@@ -10,25 +10,24 @@ keystone's "Parameters" under "Request", "First Request"), else by the nearest b
 from __future__ import annotations
 
 import http
-import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from needs_microversion.loaders import apiref_prose as prose
+from needs_microversion.loaders.apiref_context import Context
 from needs_microversion.loaders.apiref_model import Code, Example, Row, Section, Table
 from needs_microversion.loaders.apiref_rst import Directive, Paragraph, Title
-from needs_microversion.loaders.apiref_tree import SourceFile, Tree
-from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml, param_def
-from needs_microversion.versions import ALL, Version, VersionRange, parse_version
+from needs_microversion.loaders.apiref_tree import SourceFile
+from needs_microversion.loaders.apiref_yaml import YamlFile, param_def
+from needs_microversion.versions import ALL, Version, VersionRange
 
 _WHERE = ("header", "path", "query", "body")
 _BOLD = re.compile(r"^\*\*([^*]+)\*\*:?$")
 _REQ_FILE = re.compile(r"(?:^|[-_.])req(?:uest)?s?(?:[-_.]|$)", re.IGNORECASE)
 _RESP_FILE = re.compile(r"(?:^|[-_.])resp(?:onse)?s?(?:[-_.]|$)", re.IGNORECASE)
 _DEPRECATED = re.compile(r"\(\s*deprecated\s*\)", re.IGNORECASE)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def classify(title: str) -> str | None:
@@ -42,71 +41,6 @@ def classify(title: str) -> str | None:
 
 
 @dataclass
-class Context:
-    """What reading one tree shares across files: resolution, caches, warnings, versions."""
-
-    tree: Tree
-    warnings: list[str] = field(default_factory=list)
-    versions: list[Version] = field(default_factory=list)  # every structured version seen
-    yaml_files: dict[Path, YamlFile | None] = field(default_factory=dict)
-    examples: dict[Path, object] = field(default_factory=dict)
-    said: set[str] = field(default_factory=set)  # warnings already given once
-    outside: list[str] = field(default_factory=list)  # example names outside the sandbox
-
-    def warn(self, where: str, message: str) -> None:
-        self.warnings.append(f"{where}: {message}")
-
-    def warn_once(self, where: str, message: str) -> None:
-        if message not in self.said:
-            self.said.add(message)
-            self.warn(where, message)
-
-    def version(self, value: object, where: str, what: str) -> Version | None:
-        if value is None:
-            return None
-        parsed = parse_version(value)
-        if parsed is None:
-            self.warn_once(where, f"{what} {value!r} is not a microversion (X.Y); ignored")
-            return None
-        self.versions.append(parsed)
-        return parsed
-
-    def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
-        if path in self.yaml_files:
-            return self.yaml_files[path]
-        result: YamlFile | None = None
-        text = self.tree.read_text(path, where) if path.is_file() else None
-        if not path.is_file():
-            self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
-        elif text is not None:
-            result = load_yaml(text)
-            if result.error is not None:
-                line, message = result.error
-                self.warnings.append(f"{self.tree.rel(path)}:{line}: {message}")
-            elif not result.entries:
-                self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
-        self.yaml_files[path] = result
-        return result
-
-    def example(self, path: Path, where: str) -> object:
-        if path not in self.examples:
-            data: object = None
-            text = self.tree.read_text(path, where) if path.suffix == ".json" and \
-                path.is_file() else None
-            if text is not None and text.strip():
-                try:
-                    data = json.loads(text)
-                except ValueError as exc:
-                    try:  # samples are hand-written: trailing commas are common
-                        data = json.loads(_TRAILING_COMMA.sub(r"\1", text))
-                    except ValueError:
-                        self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
-                                         f"({exc}); not used for nesting")
-            self.examples[path] = data
-        return self.examples[path]
-
-
-@dataclass
 class _Open:
     """A section being read."""
 
@@ -117,6 +51,7 @@ class _Open:
     location: str
     versions: VersionRange
     inferred: bool
+    explicit_min: bool  # rest_method has min_version: notes never override it
     tables: list[Table] = field(default_factory=list)
     codes: list[Code] = field(default_factory=list)
     examples: list[Example] = field(default_factory=list)
@@ -206,7 +141,7 @@ class _FileReader:
         if not text or len(text[0][1].split(None, 1)) < 2:
             self.ctx.warn(where, "rest_method without 'METHOD /url'; section skipped")
             return
-        method, url = text[0][1].split(None, 1)
+        method, url = prose.visible(text[0][1]).split(None, 1)
         options = {}
         for _, line in text[1:]:
             name, sep, value = line.partition(":")
@@ -221,7 +156,7 @@ class _FileReader:
         title = self.stack[-1] if self.stack else Title(self.file.rel, 0, block.line)
         self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
                           title=title.text, level=title.level, location=where,
-                          versions=versions, inferred=inferred)
+                          versions=versions, inferred=inferred, explicit_min=lo is not None)
 
     def close(self) -> None:
         current, self.open = self.open, None
@@ -246,8 +181,12 @@ class _FileReader:
             return
         path = self.ctx.tree.resolve(block.head, self.file.base, where)
         params = self.ctx.yaml_file(path, where, "parameters file") if path else None
-        rows = [row for row in (self.row(n, t, path, params) for n, t in block.body) if row]
+        if not any(t.strip() for _, t in block.body):
+            self.ctx.warn(where, "rest_parameters without parameters")
+            return
         kind = self.kind_here()
+        rows = [row for row in (self.row(n, t, path, params, kind) for n, t in block.body)
+                if row]
         if kind is None:
             kind = self.guess_kind(current, rows, where)
         versions, ranged = self.range_here()
@@ -263,15 +202,15 @@ class _FileReader:
             self.ctx.warn(where, f"table is under no Request/Response title; read as {kind}")
         return kind
 
-    def row(self, line: int, text: str, path: Path | None, params: YamlFile | None
-            ) -> Row | None:
+    def row(self, line: int, text: str, path: Path | None, params: YamlFile | None,
+            kind: str | None) -> Row | None:
         item = text.strip()
         if not item or item.startswith("#") or item.startswith(":"):
             return None
         where = self.where(line)
         name, sep, ref = item[2:].partition(": ") if item.startswith("- ") else ("", "", "")
         ref = ref.split(" #", 1)[0].strip().strip("'\"")
-        name = name.strip().strip("'\"")
+        name = prose.visible(name).strip().strip("'\"")
         if not item.startswith("- ") or not sep or not name or not ref:
             self.ctx.warn(where, f"invalid parameter line {item!r} (expected '- name: "
                                  f"reference'); skipped")
@@ -293,10 +232,15 @@ class _FileReader:
                                f"'{ref}': 'in' is {definition.fields.get('in')!r}, not one of "
                                f"header, path, query, body; row skipped")
             return None
+        if place == "body" and kind != "response" and "{" + name + "}" in self.open_url():
+            place = "path"  # a URL placeholder defined `in: body` by mistake (manila)
         def_where = f"{rel}:{definition.line}"
         lo = self.ctx.version(definition.fields.get("min_version"), def_where, "min_version")
         hi = self.ctx.version(definition.fields.get("max_version"), def_where, "max_version")
-        return Row(name, place, definition.fields, location, VersionRange(lo, hi))
+        return Row(name, place, definition.fields, location, def_where, VersionRange(lo, hi))
+
+    def open_url(self) -> str:
+        return self.open.url.split("?", 1)[0] if self.open is not None else ""
 
     def rest_status_code(self, block: Directive) -> None:
         current = self.open
@@ -362,12 +306,14 @@ class _FileReader:
         names = prose.literal_names(text)
         current = self.open
         if current is None:
-            if block.name == "versionadded" and not names and self.stack:
+            if block.name == "versionadded" and not names and self.stack and \
+                    prose.announces_operation(text):
                 self.section_min.setdefault(self.stack[-1].level, version)
             return
         if block.name == "versionadded" and not current.seen_added and not names \
-                and not current.tables and current.versions.lo is None:
-            current.versions = current.versions.intersect(VersionRange(version, None))
+                and not current.tables and not current.explicit_min \
+                and prose.announces_operation(text):
+            current.versions = VersionRange(version, current.versions.hi)
             current.inferred = True
         if block.name == "versionadded" or prose.announces_addition(text):
             current.notes.append((version, names))
@@ -385,12 +331,13 @@ class _FileReader:
                     first[name] = version
         rows = []
         for row in table.rows:
-            version = first.get(row.name, first.get(row.name.rsplit(".", 1)[-1]))
-            if version is not None and row.where != "path" and row.versions.lo is None \
+            since = first.get(row.name) or first.get(row.name.rsplit(".", 1)[-1])
+            if since is not None and row.where != "path" and row.versions.lo is None \
                     and "min_version" not in row.fields:
-                row = Row(row.name, row.where, row.fields, row.location,
-                          VersionRange(version, row.versions.hi), inferred_versions=True)
-            rows.append(row)
+                rows.append(replace(row, versions=VersionRange(since, row.versions.hi),
+                                    inferred_versions=True))
+            else:
+                rows.append(row)
         return Table(table.kind, table.versions, table.ranged, table.title, table.first,
                      tuple(rows), table.location)
 

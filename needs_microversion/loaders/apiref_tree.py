@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from needs_microversion.loaders.apiref_docutils import read_with_docutils
 from needs_microversion.loaders.apiref_rst import Directive, RstDoc, read_rst
 
 _CACHE: OrderedDict[bytes, RstDoc] = OrderedDict()
@@ -29,6 +30,8 @@ def parse_cached(text: str) -> RstDoc:
         _CACHE.move_to_end(digest)
         return hit
     doc = read_rst(text)
+    if doc.suspicious or doc.messages:
+        doc = read_with_docutils(text)  # ambiguous RST: docutils has the last word
     _CACHE[digest] = doc
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

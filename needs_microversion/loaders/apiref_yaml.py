@@ -105,8 +105,8 @@ def param_def(file: YamlFile, key: str) -> tuple[ParamDef | None, list[str]]:
         return None, [f"definition of '{key}' is not a mapping"]
     fields: dict[str, Any] = {}
     messages: list[str] = []
-    for name, value in raw.items():
-        name = str(name)
+    for key_name, value in raw.items():
+        name = str(key_name)
         if name in FIELDS:
             fields[name] = value
             continue

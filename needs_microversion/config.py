@@ -1,0 +1,406 @@
+"""The configuration file: which documents belong to which service, and how to judge them.
+
+Where it is read from
+    `--config PATH` (a `pyproject.toml` or any `.toml` with a `[tool.needs-microversion]`
+    table, or a `.yaml`/`.yml` file), else the first of `.needs-microversion.yaml` and
+    `pyproject.toml` with a `[tool.needs-microversion]` table found from the current folder
+    upwards (the dedicated file wins within one folder, as `.ruff.toml` beats `pyproject.toml`
+    for ruff). The search stops after the folder holding `.git`, so a stray file above the
+    repository never applies. Nothing found: an empty `Config` (no services, default settings).
+    Relative paths in the file (documents, version files) are relative to its folder, the
+    `root`.
+
+The shape (TOML; the YAML file has the same keys at its top level)::
+
+    [tool.needs-microversion]
+    profile = "nova"                     # nova placement cinder manila ironic generic
+    exempt-error-codes = [400, 403, 404, 415]  # replaces the profile's list; [] for none
+    free-form = ["/server/metadata"]     # body pointers of free-form objects (* = any part)
+    disable = ["security"]               # rule ids switched off
+    silent-failures = ["POST /servers/{id}/action: reboot of a pausing server was ignored"]
+    catch-up = true                      # rule released-microversion (default: api-ref only)
+
+    [[tool.needs-microversion.services]]
+    name = "compute"                     # required, unique
+    documents = ["api-ref/source"]       # files, directories (api-ref) or globs
+    version-file = "nova/api/openstack/api_version_request.py"
+    released-max = "2.103"               # newest released microversion (cinder/nova folding)
+    profile = "nova"                     # and any top-level key above, for this service
+    free-form = ["/server/metadata"]
+
+    [[tool.needs-microversion.services.acknowledge]]
+    rule = "attribute"                   # rule id or finding id
+    operation = "GET /servers/{server_id}"   # "POST /servers/{id}/action (reboot)" for actions
+    pointer = "/server/locked"           # "" or absent for changes without one (status codes)
+    status = 200                         # optional: only this status code
+    reason = "documented late; shipped in 2.9"   # required
+    expires = 2027-01-01                 # optional; after that day it no longer applies
+
+Top-level settings are defaults for every service: scalars (`profile`, `exempt-error-codes`,
+`catch-up`) are replaced by a service's own, lists (`free-form`, `disable`, `silent-failures`,
+`acknowledge`) are added to. Every unknown key and every bad value is an `InputError` naming
+the file and the key.
+
+Stable API (the `check` command uses it): `Config`, `ServiceConfig`, `load_config`,
+`service_for`. docs/configuration.md is the user's guide.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fnmatch
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from needs_microversion.errors import InputError
+from needs_microversion.loaders.openapi import path_shape
+from needs_microversion.profiles import PROFILES
+from needs_microversion.rules import RULES
+from needs_microversion.rules.base import Claim, Finding
+from needs_microversion.snapshot import OpKey
+from needs_microversion.versions import Version, parse_version
+
+TABLE = "tool.needs-microversion"
+YAML_NAME = ".needs-microversion.yaml"
+
+_CLAIM = re.compile(r"^\s*([A-Za-z]+)\s+(\S+)\s*:\s*(.+)$")
+# "GET /servers/{id}", "POST /servers/{id}/action (reboot)", "POST /servers/{id}/action#reboot"
+_OPERATION = re.compile(r"^\s*([A-Za-z]+)\s+(/[^\s#]*)(?:#(\S+)|\s+\((\S+)\))?\s*$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_RULE_KEYS = ("profile", "exempt-error-codes", "free-form", "disable", "silent-failures",
+              "catch-up", "acknowledge")
+_TOP_KEYS = frozenset({*_RULE_KEYS, "services"})
+_SERVICE_KEYS = frozenset({*_RULE_KEYS, "name", "documents", "version-file", "released-max"})
+_ACK_KEYS = frozenset({"rule", "operation", "pointer", "status", "reason", "expires"})
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    """A finding the project accepts: it is reported, but no longer fails the run."""
+
+    rule: str  # a rule id or a finding id
+    operation: OpKey
+    operation_text: str  # as written
+    pointer: str
+    status: str | None
+    reason: str
+    expires: datetime.date | None
+    source: str  # where it is written, for notes
+
+    def matches(self, finding: Finding) -> bool:
+        change, key = finding.change, finding.change.op_key
+        return (self.rule in (finding.rule, finding.id)
+                and (self.operation.method, self.operation.shape) == (key.method, key.shape)
+                and self.operation.action in (None, key.action)
+                and self.pointer == change.pointer and self.status in (None, change.status))
+
+    def describe(self) -> str:
+        pointer = f" {self.pointer}" if self.pointer else ""
+        status = f" (status {self.status})" if self.status else ""
+        return f"{self.rule} on {self.operation_text}{pointer}{status}"
+
+    def expired(self, today: datetime.date) -> bool:
+        return self.expires is not None and today > self.expires
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """The settings for one service's documents (top-level settings already merged in)."""
+
+    name: str
+    documents: tuple[str, ...] = ()  # relative to Config.root; files, directories or globs
+    profile: str = "generic"
+    version_file: str | None = None  # relative to Config.root
+    released_max: Version | None = None
+    exempt_error_codes: frozenset[str] | None = None  # None: the profile's
+    free_form: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    silent_failures: tuple[Claim, ...] = ()
+    catch_up: bool | None = None  # None: on for api-ref trees
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None  # the file read; None when none was found
+    root: Path  # relative paths in the file start here
+    services: tuple[ServiceConfig, ...]
+    defaults: ServiceConfig = ServiceConfig(name="")  # the top-level settings
+
+    @property
+    def display(self) -> str:
+        return _display(self.path) if self.path else "(no configuration file)"
+
+
+def load_config(explicit: str | None = None, start: Path | None = None) -> Config:
+    """Read `explicit`, or the file found from `start` (default: the current folder) up."""
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise InputError(f"--config {explicit}: no such file")
+        if path.suffix == ".toml":
+            table = _toml_table(path)
+            if table is None:
+                raise InputError(f"no [{TABLE}] table", _display(path))
+            return _parse(table, path, toml=True)
+        if path.suffix in (".yaml", ".yml"):
+            return _parse(_yaml_mapping(path), path, toml=False)
+        raise InputError(f"--config must be a .toml or .yaml file, got {explicit!r}")
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        yaml_path = candidate / YAML_NAME
+        if yaml_path.is_file():
+            return _parse(_yaml_mapping(yaml_path), yaml_path, toml=False)
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and f"[{TABLE}" in pyproject.read_text(encoding="utf-8",
+                                                                     errors="replace"):
+            table = _toml_table(pyproject)
+            if table is not None:
+                return _parse(table, pyproject, toml=True)
+        if (candidate / ".git").exists():
+            break
+    return Config(path=None, root=folder, services=())
+
+
+def service_for(config: Config, document: str) -> ServiceConfig | None:
+    """The service whose `documents` name this document (a path, relative to the current
+    folder or to the root), or None."""
+    candidates = {os.path.normpath(Path(document).resolve()),
+                  os.path.normpath(config.root / document)}
+    for service in config.services:
+        for entry in service.documents:
+            pattern = os.path.normpath(config.root / entry)
+            for candidate in candidates:
+                if (candidate == pattern or fnmatch.fnmatchcase(candidate, pattern)
+                        or fnmatch.fnmatchcase(candidate, pattern.rstrip(os.sep) + os.sep + "*")):
+                    return service
+    return None
+
+
+def parse_claim(text: str, where: str = "--silent-failure", file: str | None = None) -> Claim:
+    """A Q1 claim, "METHOD /path: reason"."""
+    match = _CLAIM.match(text)
+    if match is None:
+        raise InputError(f"{where} needs 'METHOD /path: reason', got {text!r}", file)
+    method, path, reason = match.groups()
+    return Claim(OpKey(method.upper(), path_shape(path)), f"{method.upper()} {path}",
+                 reason.strip())
+
+
+# -- reading ---------------------------------------------------------------------------------
+def _toml_table(path: Path) -> dict[str, Any] | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            raise InputError("a TOML configuration needs Python 3.11 or the tomli package "
+                             f"(or use {YAML_NAME})", _display(path)) from None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid TOML: {exc}", _display(path)) from None
+    tool = data.get("tool")
+    table: Any = tool.get("needs-microversion") if isinstance(tool, dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise InputError(f"[{TABLE}] must be a table", _display(path))
+    return table
+
+
+def _yaml_mapping(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise InputError(f"not valid YAML: {exc.problem}", _display(path),
+                         mark.line + 1 if mark else None) from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid YAML: {exc}", _display(path)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError("the top level must be a mapping", _display(path))
+    return data
+
+
+def _display(path: Path) -> str:
+    """Relative to the current folder when below it: what the user would type."""
+    absolute = path.resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)
+
+
+# -- checking --------------------------------------------------------------------------------
+class _Table:
+    """One mapping of the file, with where it is, for error messages."""
+
+    def __init__(self, data: Mapping[str, Any], where: str, file: str, allowed: frozenset[str]
+                 ) -> None:
+        self.data, self.where, self.file = data, where, file
+        for key in data:
+            if key not in allowed:
+                self.fail(f"unknown key {key!r}")
+
+    def fail(self, message: str) -> NoReturn:
+        raise InputError(f"{self.where} {message}".strip(), self.file)
+
+    def bad(self, key: str, expected: str) -> NoReturn:
+        self.fail(f"{key!r} must be {expected}, got {self.data[key]!r}")
+
+    def string(self, key: str) -> str | None:
+        return self.required(key) if key in self.data else None
+
+    def required(self, key: str) -> str:
+        if key not in self.data:
+            self.fail(f"needs {key!r}")
+        value = self.data[key]
+        if not isinstance(value, str) or not value.strip():
+            self.bad(key, "a non-empty string")
+        return value.strip()
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip()
+                                                  for v in value):
+            self.bad(key, "a list of non-empty strings")
+        return tuple(v.strip() for v in value)
+
+    def flag(self, key: str) -> bool | None:
+        if key not in self.data:
+            return None
+        if type(self.data[key]) is not bool:
+            self.bad(key, "true or false")
+        return bool(self.data[key])
+
+    def tables(self, key: str) -> list[Mapping[str, Any]]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            self.bad(key, "a list of tables")
+        return list(value)
+
+    def child(self, key: str, index: int, data: Mapping[str, Any], allowed: frozenset[str]
+              ) -> _Table:
+        name = data.get("name") if key == "services" else None
+        label = f"{key}[{index}]" + (f" ({name})" if isinstance(name, str) else "")
+        where = f"{self.where} {label}" if self.where else label
+        return _Table(data, where, self.file, allowed)
+
+
+def _parse(data: Mapping[str, Any], path: Path, *, toml: bool) -> Config:
+    file = _display(path)
+    top = _Table(data, f"[{TABLE}]" if toml else "", file, _TOP_KEYS)
+    defaults = _service(top, ServiceConfig(name=""), service=False)
+    services: list[ServiceConfig] = []
+    for i, raw in enumerate(top.tables("services")):
+        table = top.child("services", i, raw, _SERVICE_KEYS)
+        service = _service(table, defaults, service=True)
+        if any(s.name == service.name for s in services):
+            table.fail(f"'name' {service.name!r} is used twice")
+        services.append(service)
+    return Config(path=path.resolve(), root=path.resolve().parent, services=tuple(services),
+                  defaults=defaults)
+
+
+def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceConfig:
+    """The settings of one table, on top of `base` (the top-level settings)."""
+    name = table.required("name") if service else ""
+    profile = table.string("profile")
+    if profile is not None and profile not in PROFILES:
+        table.bad("profile", "one of " + ", ".join(sorted(PROFILES)))
+    released = table.string("released-max")
+    released_max = parse_version(released) if released is not None else None
+    if released is not None and released_max is None:
+        table.bad("released-max", "a microversion like '2.103'")
+    disabled = table.strings("disable")
+    known = {rule.id for rule in RULES}
+    for rule_id in disabled:
+        if rule_id not in known:
+            table.fail(f"'disable': unknown rule {rule_id!r} (see 'needs-microversion rules')")
+    free_form = table.strings("free-form")
+    for pointer in free_form:
+        if not pointer.startswith(("/", "*")):
+            table.fail(f"'free-form': {pointer!r} must be a body pointer such as "
+                       "'/server/metadata'")
+    claims = tuple(parse_claim(text, f"{table.where} 'silent-failures':".strip(), table.file)
+                   for text in table.strings("silent-failures"))
+    acknowledgements = tuple(
+        _acknowledgement(table.child("acknowledge", i, raw, _ACK_KEYS))
+        for i, raw in enumerate(table.tables("acknowledge")))
+    catch_up = table.flag("catch-up")
+    return ServiceConfig(
+        name=name,
+        documents=table.strings("documents") if "documents" in table.data else base.documents,
+        profile=profile or base.profile,
+        version_file=table.string("version-file") or base.version_file,
+        released_max=released_max or base.released_max,
+        exempt_error_codes=(_codes(table) if "exempt-error-codes" in table.data
+                            else base.exempt_error_codes),
+        free_form=(*base.free_form, *free_form),
+        disabled=(*base.disabled, *disabled),
+        silent_failures=(*base.silent_failures, *claims),
+        catch_up=catch_up if catch_up is not None else base.catch_up,
+        acknowledgements=(*base.acknowledgements, *acknowledgements),
+    )
+
+
+def _codes(table: _Table) -> frozenset[str]:
+    value = table.data["exempt-error-codes"]
+    if not isinstance(value, list) or not all(
+            type(v) in (int, str) and re.fullmatch(r"[1-5]\d\d", str(v)) for v in value):
+        table.bad("exempt-error-codes", "a list of status codes such as [400, 404]")
+    return frozenset(str(v) for v in value)
+
+
+def _acknowledgement(table: _Table) -> Acknowledgement:
+    rule = table.required("rule")
+    known = {r.id for r in RULES} | {f for r in RULES for f in r.finding_ids}
+    if rule not in known:
+        table.fail(f"'rule': unknown rule {rule!r} (see 'needs-microversion rules')")
+    operation_text = table.required("operation")
+    match = _OPERATION.match(operation_text)
+    if match is None:
+        table.bad("operation", "'METHOD /path' (or 'POST /path (action)')")
+    method, path, action_hash, action_paren = match.groups()
+    reason = table.required("reason")
+    pointer = table.data.get("pointer", "")
+    if not isinstance(pointer, str):
+        table.bad("pointer", "a body pointer such as '/server/locked', or a parameter or "
+                  "header name")
+    status = table.data.get("status")
+    if status is not None and not (type(status) in (int, str)
+                                   and re.fullmatch(r"[1-5]\d\d", str(status))):
+        table.bad("status", "a status code such as 404")
+    return Acknowledgement(
+        rule=rule, operation=OpKey(method.upper(), path_shape(path),
+                                   action_hash or action_paren),
+        operation_text=operation_text, pointer=pointer, status=None if status is None
+        else str(status), reason=reason, expires=_date(table, "expires"),
+        source=f"{table.file} {table.where}")
+
+
+def _date(table: _Table, key: str) -> datetime.date | None:
+    if key not in table.data:
+        return None
+    value = table.data[key]
+    if isinstance(value, datetime.datetime):
+        table.bad(key, "a date YYYY-MM-DD")
+    if isinstance(value, datetime.date):
+        return value
+    if isinstance(value, str) and _DATE.match(value.strip()):
+        try:
+            return datetime.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    table.bad(key, "a date YYYY-MM-DD")

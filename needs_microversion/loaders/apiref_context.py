@@ -1,0 +1,81 @@
+"""What reading one api-ref tree shares across its files: name resolution, the parameter,
+status and example files already read, the warnings, and every microversion written in a
+structured place (for `info.version`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from needs_microversion.loaders.apiref_tree import Tree
+from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml
+from needs_microversion.versions import Version, parse_version
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+@dataclass
+class Context:
+    """What reading one tree shares across files: resolution, caches, warnings, versions."""
+
+    tree: Tree
+    warnings: list[str] = field(default_factory=list)
+    versions: list[Version] = field(default_factory=list)  # every structured version seen
+    yaml_files: dict[Path, YamlFile | None] = field(default_factory=dict)
+    examples: dict[Path, object] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # warnings already given once
+    outside: list[str] = field(default_factory=list)  # example names outside the sandbox
+
+    def warn(self, where: str, message: str) -> None:
+        self.warnings.append(f"{where}: {message}")
+
+    def warn_once(self, where: str, message: str) -> None:
+        if message not in self.said:
+            self.said.add(message)
+            self.warn(where, message)
+
+    def version(self, value: object, where: str, what: str) -> Version | None:
+        if value is None:
+            return None
+        parsed = parse_version(value)
+        if parsed is None:
+            self.warn_once(where, f"{what} {value!r} is not a microversion (X.Y); ignored")
+            return None
+        self.versions.append(parsed)
+        return parsed
+
+    def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
+        if path in self.yaml_files:
+            return self.yaml_files[path]
+        result: YamlFile | None = None
+        text = self.tree.read_text(path, where) if path.is_file() else None
+        if not path.is_file():
+            self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
+        elif text is not None:
+            result = load_yaml(text)
+            if result.error is not None:
+                line, message = result.error
+                self.warnings.append(f"{self.tree.rel(path)}:{line}: {message}")
+            elif not result.entries:
+                self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
+        self.yaml_files[path] = result
+        return result
+
+    def example(self, path: Path, where: str) -> object:
+        if path not in self.examples:
+            data: object = None
+            text = self.tree.read_text(path, where) if path.suffix == ".json" and \
+                path.is_file() else None
+            if text is not None and text.strip():
+                try:
+                    data = json.loads(text)
+                except ValueError as exc:
+                    try:  # samples are hand-written: trailing commas are common
+                        data = json.loads(_TRAILING_COMMA.sub(r"\1", text))
+                    except ValueError:
+                        self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
+                                         f"({exc}); not used for nesting")
+            self.examples[path] = data
+        return self.examples[path]

@@ -1,0 +1,101 @@
+"""Project profiles: where a project's written rules differ from nova's flow chart.
+
+Every project copies nova's chart; they differ in the exceptions around it (reference notes,
+openstack-formats.md section 4):
+
+| profile | 400/403/404/415 newly returned | free-form objects | other |
+| --- | --- | --- | --- |
+| nova | exempt (footnote f2) | `os:scheduler_hints` | follow-ups fold into an unreleased max |
+| placement | need a microversion | - | - |
+| cinder | need a microversion | - | follow-ups fold into an unreleased max |
+| manila | need a microversion | - | changes to experimental APIs need none |
+| ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
+| generic | exempt | `os:scheduler_hints` | - |
+
+`generic` is the profile when neither `--profile` nor the configuration names one, and it keeps
+the behaviour the tool had before profiles existed (footnote f2 on, `os:scheduler_hints`
+free-form). That is justified, not only compatible: the chart as the seed documents state it
+(nova, cyborg) carries footnote f2, senlin's copy has no exception that contradicts it, and the
+scheduler-hints pointer exists in no API but nova's, so it never hides a change elsewhere. A
+project that wants the strict reading (cinder, manila, the API-SIG guideline) picks its profile
+or sets `exempt-error-codes = []`.
+
+Folding (`fold_into_unreleased_max`): cinder's contributor guide lets a follow-up change reuse
+a merged but unreleased microversion, and nova does the same in practice (2.102 grew over three
+commits). It needs to know what was released, so it applies only with `released-max` in the
+configuration: the comparison then treats the newest released microversion as the old maximum.
+
+Not expressed here, because no rule offers the switch: cinder and manila do not repeat nova's
+"removing an inapplicable Retry-After needs none" note (the `header` rule applies it to all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from needs_microversion.errors import InputError
+from needs_microversion.rules.base import (
+    DEFAULT_FREE_FORM, NOT_REQUIRED, NOVA_EXEMPT_CODES, REQUIRED, Finding)
+from needs_microversion.snapshot import Snapshot
+
+MANILA_EXPERIMENTAL_HEADER = "x-openstack-manila-api-experimental"
+# ironic webapi.rst "Exceptions from Versioning": the content of these JSON fields.
+IRONIC_FREE_FORM = tuple(f"*/{name}" for name in (
+    "properties", "driver_info", "instance_info", "driver_internal_info", "extra"))
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    exempt_error_codes: frozenset[str] = frozenset()
+    free_form_paths: tuple[str, ...] = ()
+    experimental_header: str | None = None  # operations documenting it may change freely
+    fold_into_unreleased_max: bool = False
+
+
+PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
+    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, fold_into_unreleased_max=True),
+    Profile("placement"),
+    Profile("cinder", fold_into_unreleased_max=True),
+    Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER),
+    Profile("ironic", free_form_paths=IRONIC_FREE_FORM),
+    Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM),
+)}
+DEFAULT_PROFILE = "generic"
+
+
+def get_profile(name: str) -> Profile:
+    profile = PROFILES.get(name)
+    if profile is None:
+        raise InputError(f"--profile must be one of {', '.join(sorted(PROFILES))}, "
+                         f"got {name!r}")
+    return profile
+
+
+def experimental_overrides(findings: Iterable[Finding], old: Snapshot, profile: Profile
+                           ) -> tuple[Finding, ...]:
+    """Required findings on an experimental operation need no microversion.
+
+    An operation is experimental when the old document lists the profile's experimental
+    request header on it (manila: `X-OpenStack-Manila-API-Experimental`). Such APIs "may
+    change or disappear" without notice, so changing or removing them is free. Two things are
+    not: an operation that only the new document marks (a stable API turning experimental, or
+    a new experimental API, which manila still introduces behind a microversion), and dropping
+    the header itself, which graduates the API and needs a microversion.
+    """
+    header = profile.experimental_header
+    if header is None:
+        return tuple(findings)
+    out = []
+    for finding in findings:
+        change = finding.change
+        op = old.operations.get(change.op_key)
+        graduates = change.area == "request-header" and change.pointer.lower() == header
+        if (finding.verdict == REQUIRED and op is not None and not graduates
+                and ("header", header) in op.parameters):
+            finding = replace(finding, id="experimental-api", verdict=NOT_REQUIRED,
+                              message=f"{finding.message}: experimental API ({header} "
+                              "documented), it may change without a microversion")
+        out.append(finding)
+    return tuple(out)

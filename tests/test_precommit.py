@@ -1,0 +1,125 @@
+"""The pre-commit hook: its manifest, and the real pre-commit running it on real commits."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from conftest import ROOT
+from test_git import CONFIG, LOCKED, api, commit, git, make_repo, quiet_git, write
+
+__all__ = ["quiet_git"]  # the autouse fixture: git without the user's settings
+
+MANIFEST = ROOT / ".pre-commit-hooks.yaml"
+
+
+def hooks() -> list[dict[str, object]]:
+    return yaml.safe_load(MANIFEST.read_text())
+
+
+def test_manifest_publishes_the_hook() -> None:
+    [hook] = hooks()
+    assert hook["id"] == "needs-microversion" and hook["language"] == "python"
+    assert hook["require_serial"] is True and hook.get("pass_filenames", True) is True
+    entry = shlex.split(str(hook["entry"]))
+    assert entry[:2] == ["needs-microversion", "check"]
+    assert {"--staged", "--base"} <= set(entry)
+
+
+def test_manifest_matches_pre_commits_schema() -> None:
+    clientlib = pytest.importorskip("pre_commit.clientlib", reason="pre-commit not installed")
+    [hook] = clientlib.load_manifest(str(MANIFEST))
+    assert hook["id"] == "needs-microversion"
+
+
+def test_hook_entry_options_exist(run_cli) -> None:
+    [hook] = hooks()
+    code, out, _ = run_cli(*shlex.split(str(hook["entry"]))[1:], "--help")
+    assert code == 0 and "--staged" in out and "PRE_COMMIT_FROM_REF" in out
+
+
+# -- the real pre-commit -----------------------------------------------------------------------
+
+def _pre_commit() -> str | None:
+    here = Path(sys.executable).parent
+    return shutil.which("pre-commit", path=os.pathsep.join([str(here),
+                                                             os.environ.get("PATH", "")]))
+
+
+def _package_index_reachable() -> bool:
+    """pre-commit builds a virtualenv and pip-installs this project and its dependencies."""
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy")):
+        return True
+    index = urlparse(os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple"))
+    try:
+        socket.create_connection((index.hostname or "pypi.org", index.port or 443),
+                                 timeout=5).close()
+    except OSError:
+        return False
+    return True
+
+
+def _hook_repository(path: Path) -> Path:
+    """This working tree (committed or not, new files too) as a clean repository to try:
+    `try-repo` on a dirty repository copies tracked changes only."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file() and "__pycache__" not in name:
+            target = path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "snapshot of the working tree")
+    return path
+
+
+def test_real_pre_commit_try_repo(tmp_path: Path) -> None:
+    pre_commit = _pre_commit()
+    if pre_commit is None:
+        pytest.skip("pre-commit is not installed (pip install pre-commit)")
+    if not (ROOT / ".git").exists():
+        pytest.skip("the project is not a git checkout: nothing for try-repo to clone")
+    if not _package_index_reachable():
+        pytest.skip("pre-commit pip-installs the hook from the package index, unreachable here")
+    hook_repo = _hook_repository(tmp_path / "hook")
+    project = make_repo(tmp_path / "project", {
+        "api/openapi.yaml": api(),
+        CONFIG: "services:\n  - name: compute\n    documents: [api/openapi.yaml]\n",
+        "README.md": "A project.\n"})
+
+    def try_repo() -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("PRE_COMMIT", "GIT_DIR", "GIT_INDEX", "GIT_WORK"))}
+        return subprocess.run([pre_commit, "try-repo", str(hook_repo), "needs-microversion",
+                               "--color", "never"], cwd=project, env=env, check=False,
+                              capture_output=True, text=True, timeout=900)
+
+    # A response attribute added without a microversion: the commit is refused.
+    write(project, {"api/openapi.yaml": api(extra=LOCKED), "README.md": "Locked servers.\n"})
+    git(project, "add", "-A")
+    done = try_repo()
+    if done.returncode not in (0, 1) and "pip" in done.stdout + done.stderr:
+        pytest.skip(f"pre-commit could not install the hook: {done.stdout[-400:]}")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "needs-microversion" in done.stdout and "Failed" in done.stdout
+    assert "Yes, you need a microversion" in done.stdout
+    assert "[attribute-added]" in done.stdout and "HEAD:api/openapi.yaml" in done.stdout
+    # Documentation only: it passes.
+    git(project, "reset", "-q", "--hard")
+    commit(project, {"README.md": "Docs.\n"}, "docs")
+    write(project, {"api/openapi.yaml": api(description="The server, in full.")})
+    git(project, "add", "-A")
+    done = try_repo()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
