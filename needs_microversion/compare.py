@@ -8,6 +8,7 @@ maximum is gated at the version where it first appears.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -15,7 +16,7 @@ from typing import Any, NamedTuple
 from needs_microversion.schema import LOCATION_KEY, Prop, Schema, SchemaTable
 from needs_microversion.snapshot import (
     Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
-from needs_microversion.versions import FLOOR, Version
+from needs_microversion.versions import FLOOR, Version, parse_version
 
 PARAM_AREAS = {"path": "path-parameter", "query": "query-parameter", "header": "request-header",
                "cookie": "cookie-parameter"}
@@ -158,7 +159,8 @@ class Comparer:
                               new_location=b and b.location, old=a and a.display,
                               since=new_op.versions.lo if new_op is not None else None,
                               new=b and b.display)]
-        out: list[Change] = []
+        out: list[Change] = list(self.announced(op, "operation", "", a.description,
+                                                b.description, a.location, b.location))
         out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
         out += self.diff_content(op, "request", a.request_content, b.request_content, va, vb)
         if a.request_required != b.request_required and a.request_content and b.request_content:
@@ -194,6 +196,8 @@ class Comparer:
                                      new_location=b and b.location,
                                      inferred=shown.inferred, since=since))
                 continue
+            out += self.announced(op, where, b.name, a.description, b.description, a.location,
+                                  b.location, status)
             if a.required != b.required:
                 out.append(op.change(where, "changed", "required", pointer=b.name,
                                      status=status, old=a.required, new=b.required,
@@ -207,6 +211,20 @@ class Comparer:
                 out.append(op.from_rel(where, rel, b.name, status=status,
                                        inferred=a.inferred or b.inferred))
         return out
+
+    def announced(self, op: _OpContext, area: str, pointer: str, old_text: str, new_text: str,
+                  old_at: Location | None, new_at: Location | None, status: str | None = None
+                  ) -> list[Change]:
+        """Prose that starts announcing a microversion above the old maximum (inferred)."""
+        old_max = self.old.max_version
+        if old_max is None or old_text == new_text:
+            return []
+        versions = sorted(v for v in mentioned_versions(new_text) - mentioned_versions(old_text)
+                          if v > old_max)
+        return [op.change(area, "changed", "announcement", pointer=pointer, status=status,
+                          detail=str(versions[0]), old=None, new=str(versions[0]),
+                          old_location=old_at, new_location=new_at, gated=versions[0],
+                          inferred=True)] if versions else []
 
     def diff_content(self, op: _OpContext, direction: str, old: Mapping[str, RawSchema | None],
                      new: Mapping[str, RawSchema | None], va: Version, vb: Version,
@@ -294,6 +312,13 @@ class Comparer:
     def _diff_own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
                   ) -> Iterable[_Rel]:
         at = {"old_at": sa.location, "new_at": sb.location, "inferred": sa.inferred or sb.inferred}
+        if self.old.max_version is not None:
+            announced = sorted(v for v in mentioned_versions(_description(sb))
+                               - mentioned_versions(_description(sa))
+                               if v > self.old.max_version)
+            if announced:
+                yield _Rel("", "changed", "announcement", str(announced[0]), None,
+                           str(announced[0]), sa.location, sb.location, True)
         if sa.types != sb.types:
             plain_a = (sa.types or frozenset()) - {"null"}
             plain_b = (sb.types or frozenset()) - {"null"}
@@ -518,6 +543,28 @@ def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> 
             return None
         schema = table.get(variant)
     return schema if schema.versions.contains(version) else None
+
+
+_MENTION = re.compile(
+    r"micro-?versions?\s+v?(\d+\.\d+)"  # "microversion 2.31", "microversions 1.25 - 1.32"
+    r"|(?:new|added|introduced|available)\s+(?:in|since|from)\s+(?:micro-?)?version\s+"
+    r"v?(\d+\.\d+)", re.IGNORECASE)
+
+
+def mentioned_versions(text: str) -> frozenset[Version]:
+    """Microversions a description names: prose only, so findings built on it are inferred."""
+    found = set()
+    for match in _MENTION.finditer(text):
+        version = parse_version(match.group(1) or match.group(2))
+        if version is not None:
+            found.add(version)
+    return frozenset(found)
+
+
+def _description(schema: Schema) -> str:
+    node = schema.location.node
+    text = node.get("description") if isinstance(node, Mapping) else None
+    return text if isinstance(text, str) else ""
 
 
 def _lo(prop: Prop | None) -> Version | None:

@@ -67,6 +67,7 @@ class Parameter:
     versions: VersionRange
     location: Location
     inferred: bool = False
+    description: str = ""  # documentation: read only for microversions it announces
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Operation:
     responses: Mapping[str, Response]
     security: frozenset[str]  # canonical alternatives (empty: none required)
     location: Location
+    description: str = ""  # documentation: read only for microversions it announces
 
     @property
     def display(self) -> str:

@@ -31,6 +31,7 @@ RULE_ORDER = (
     "silent-failure",
     "prior-500",
     "catch-up",  # a gate before the contract questions: api-ref documenting late
+    "announced",  # prose naming a new microversion (api-ref records some changes only so)
     "status-code",
     "attribute",
     "query-parameter",

@@ -180,7 +180,8 @@ class SnapshotBuilder:
                  ) -> Operation:
             return Operation(key=OpKey(method.upper(), shape, act), path=path, versions=rng,
                              parameters=plain, request_content=body, request_required=required,
-                             responses=responses, security=security, location=location)
+                             responses=responses, security=security, location=location,
+                             description=_text(raw_op.get("summary"), raw_op.get("description")))
 
         actions = list(self.split_actions(content))
         if not actions:
@@ -277,7 +278,8 @@ class SnapshotBuilder:
         return Parameter(name=name, where=where, required=node.get("required") is True,
                          schema=schema, serialization=serialization, versions=versions,
                          location=self.where(node_pointer, node),
-                         inferred=bool(node.get(INFERRED_KEY)))
+                         inferred=bool(node.get(INFERRED_KEY)),
+                         description=_text(node.get("description")))
 
     def raw_schema(self, node: Any, pointer: tuple[str, ...], doc: Document | None = None
                    ) -> RawSchema | None:
@@ -399,6 +401,10 @@ def _ranges(node: Any) -> Iterator[VersionRange]:
                            and k not in _DATA_KEYS)
         elif type(node) is list:
             pending.extend(v for v in node if type(v) in _CONTAINERS)
+
+
+def _text(*parts: Any) -> str:
+    return "\n".join(part for part in parts if isinstance(part, str))
 
 
 def _media(media: Any) -> str:

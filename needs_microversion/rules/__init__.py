@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from needs_microversion.errors import InputError
 from needs_microversion.rules.allowed_values import AllowedValues
+from needs_microversion.rules.announced import Announced
 from needs_microversion.rules.attribute import Attribute
 from needs_microversion.rules.base import Rule
 from needs_microversion.rules.catch_up import CatchUp
@@ -17,7 +18,7 @@ from needs_microversion.rules.silent_failure import SilentFailure
 from needs_microversion.rules.status_code import StatusCode
 
 RULES: tuple[Rule, ...] = (
-    SilentFailure(), PriorServerError(), CatchUp(), StatusCode(), Attribute(),
+    SilentFailure(), PriorServerError(), CatchUp(), Announced(), StatusCode(), Attribute(),
     QueryParameter(), ResourceUrl(), Header(), AllowedValues(), MediaType(), Security(),
 )
 

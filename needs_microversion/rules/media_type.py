@@ -26,7 +26,7 @@ class MediaType(Rule):
     """
 
     id = "media-type"
-    order = 10
+    order = 11
     question = "Did we add or remove a request or response media type?"
     finding_ids = ("media-type-added", "media-type-removed")
 

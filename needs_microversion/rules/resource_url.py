@@ -27,7 +27,7 @@ class ResourceUrl(Rule):
     """
 
     id = "resource-url"
-    order = 7
+    order = 8
     question = "Did we add or remove a resource url?"
     finding_ids = ("operation-added", "operation-removed", "path-parameter-changed")
 

@@ -26,7 +26,7 @@ class Security(Rule):
     """
 
     id = "security"
-    order = 11
+    order = 12
     question = "Did we change what authorises a request?"
     finding_ids = ("security-changed",)
 

@@ -31,7 +31,7 @@ class StatusCode(Rule):
     """
 
     id = "status-code"
-    order = 4
+    order = 5
     question = "Are we changing what status code is returned?"
     finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt")
 

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from needs_microversion.compare import Change
+from needs_microversion.rules.base import REQUIRED, Context, Finding, Rule, describe
+
+
+class Announced(Rule):
+    """Does the prose announce a behaviour change at a new microversion?
+
+    What it checks
+        Descriptions of operations, parameters and attributes that start naming a
+        microversion above the old document's maximum ("Starting from microversion 1.39 the
+        ``required`` parameter can be repeated"). The structured fields may not change at all:
+        api-ref often records a behaviour change only in prose.
+
+    Why
+        A change described as starting at a new microversion is a change of the contract at
+        that microversion: users ask for it with the header, and the maximum must go up to
+        offer it (nova 2.31: console tokens for every console type, stated only in prose).
+
+    Example
+        placement 1.39: the ``requiredN`` query parameter gains the ``in:`` syntax; only its
+        description says so.
+
+    No microversion needed when
+        The new maximum already reaches the announced version (then it is provided), or the
+        text names an old version (that is history, not news).
+
+    Options
+        None. Findings are marked inferred: they rest on prose.
+    """
+
+    id = "announced"
+    order = 4
+    question = "Does the prose announce a behaviour change at a new microversion?"
+    finding_ids = ("microversion-announced",)
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        if change.aspect != "announcement":
+            return None
+        return self.finding("microversion-announced", REQUIRED, change,
+                            f"{describe(change).split(':')[0]}: its description now announces "
+                            f"microversion {change.new}")
