@@ -43,7 +43,8 @@ def diff(
                                        "or REV:PATH in git (HEAD~1:api/openapi.yaml).")],
     new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory, "
                                        "or REV:PATH (:PATH is the index).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
     explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
     strict: Annotated[bool, typer.Option(help="Invalid OpenAPI is an error (exit 2).")] = False,
     validate: Annotated[bool, typer.Option("--validate/--no-validate",
@@ -51,9 +52,10 @@ def diff(
                                            "(~4 s per 4 MB).")] = True,
     silent_failure: Annotated[Optional[list[str]], typer.Option(
         help='Q1 claim: "METHOD /path: reason" (repeatable).')] = None,
-    exempt_error_codes: Annotated[bool, typer.Option(
+    exempt_error_codes: Annotated[Optional[bool], typer.Option(
         "--exempt-error-codes/--no-exempt-error-codes",
-        help="Newly documented 400/403/404/415 need no microversion (nova footnote f2).")] = True,
+        help="Newly documented 400/403/404/415 need no microversion (nova footnote f2; "
+        "default: as the profile says).")] = None,
     free_form: Annotated[Optional[list[str]], typer.Option(
         help="A body pointer of a free-form object, e.g. /os:scheduler_hints (repeatable).")
     ] = None,

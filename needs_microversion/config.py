@@ -18,7 +18,7 @@ The shape (TOML; the YAML file has the same keys at its top level)::
     free-form = ["/server/metadata"]     # body pointers of free-form objects (* = any part)
     disable = ["security"]               # rule ids switched off
     silent-failures = ["POST /servers/{id}/action: reboot of a pausing server was ignored"]
-    catch-up = true                      # rule released-microversion (default: api-ref only)
+    catch-up = true                      # rule catch-up (default: api-ref only)
 
     [[tool.needs-microversion.services]]
     name = "compute"                     # required, unique

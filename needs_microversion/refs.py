@@ -85,7 +85,7 @@ class RefResolver:
             problem = "is a directory" if os.path.isdir(target) else "no such file"
             raise InputError(f"$ref {ref!r}: {problem}", base.display, _line_of_ref(base, ref))
         # Shown beside the referring file's name, so "REV:dir/a.yaml" gives "REV:dir/b.yaml".
-        display = posixpath.normpath(posixpath.join(posixpath.dirname(base.display), relative))
+        display = _sibling_display(base.display, relative)
         doc = read_document(target, display=display, root=Path(self._root))
         self._documents[target] = doc
         return doc
@@ -130,3 +130,11 @@ def _line_of_ref(doc: Document, ref: str) -> int | None:
                          + r"""(?=['"\s,}]|\Z)""")
     match = written.search(doc.text)
     return doc.text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _sibling_display(base: str, relative: str) -> str:
+    """Name a referenced file beside its referrer, keeping a git `REV:` prefix intact."""
+    rev, sep, path = base.partition(":")
+    if not sep or len(rev) == 1:  # no revision (or a Windows drive letter)
+        rev, sep, path = "", "", base
+    return rev + sep + posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))

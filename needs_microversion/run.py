@@ -16,7 +16,7 @@ from needs_microversion.load import load_snapshot
 from needs_microversion.profiles import Profile, experimental_overrides, get_profile
 from needs_microversion.report import render
 from needs_microversion.rules import get
-from needs_microversion.rules.base import Options
+from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
 from needs_microversion.snapshot import Snapshot
 from needs_microversion.versions import Version, parse_version
 
@@ -30,7 +30,7 @@ class DiffRequest:
     strict: bool = False
     validate: bool = True
     silent_failures: tuple[str, ...] = ()
-    exempt_error_codes: bool = True
+    exempt_error_codes: bool | None = None  # None: as the configuration and profile say
     free_form: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
     old_version: str | None = None
@@ -109,16 +109,16 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
     """Command line over configuration over profile; lists add up.
 
-    `--no-exempt-error-codes` switches the exemption off; the command line's default (on)
-    leaves the configuration and the profile to decide.
+    `--(no-)exempt-error-codes` forces the nova f2 exemption on or off; without it the
+    configuration and then the profile decide.
     """
     service = service or ServiceConfig(name="")
     profile = get_profile(request.profile or service.profile)
     for rule_id in request.disabled:
         get(rule_id)  # unknown ids are a usage error
     exempt = service.exempt_error_codes
-    if not request.exempt_error_codes:
-        exempt = frozenset()
+    if request.exempt_error_codes is not None:
+        exempt = NOVA_EXEMPT_CODES if request.exempt_error_codes else frozenset()
     return Options(
         exempt_error_codes=profile.exempt_error_codes if exempt is None else exempt,
         free_form_paths=(*profile.free_form_paths, *service.free_form, *request.free_form),

@@ -568,3 +568,20 @@ def test_check_applies_each_services_settings_on_every_side(tmp_path, monkeypatc
     for args in ((), ("--staged",)):
         code, out, err = run_cli("check", "--base", "HEAD", "--no-validate", *args)
         assert code == 0, (args, out, err)
+
+
+def test_check_combines_sarif_and_junit(tmp_path, monkeypatch, run_cli) -> None:
+    import xml.etree.ElementTree as ET
+
+    config = ("services:\n  - name: compute\n    documents: [api/openapi.yaml]\n"
+              "  - name: other\n    documents: [api/other.yaml]\n")
+    repo = project(tmp_path / "r", extra={CONFIG: config, "api/other.yaml": api()})
+    write(repo, {"api/openapi.yaml": api(extra=LOCKED), "api/other.yaml": api(extra=FLAVOR)})
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli("check", "--base", "HEAD", "--no-validate", "--format", "sarif")
+    assert code == 1, err
+    assert len(json.loads(out)["runs"]) == 2
+    code, out, err = run_cli("check", "--base", "HEAD", "--no-validate", "--format", "junit")
+    assert code == 1, err
+    root = ET.fromstring(out)
+    assert len(root.findall("testsuite")) == 2 and root.get("failures") == "2"

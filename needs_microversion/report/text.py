@@ -50,10 +50,26 @@ def render_text(report: Report, *, explain: bool = False, colour: bool | None = 
                 lines.append(f"        - {question} {answer}")
     if not report.findings:
         lines.append("  no change to the user contract")
+    lines.extend(_bookkeeping(report))
     if report.notes:
         lines.append("")
         lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
+
+
+def _bookkeeping(report: Report) -> list[str]:
+    """The version file's story and the companion changes a bump needs (issue 4)."""
+    books = report.bookkeeping
+    if books is None:
+        return []
+    went = {True: "up by one", False: "not up by exactly one", None: "unknown"}
+    lines = ["", f"version file: {books.old_max} -> {books.new_max} "
+             f"({went[books.bumped_by_one]})"]
+    if books.next_version:
+        lines.append(f"next microversion: {books.next_version}")
+    mark = {True: "[x]", False: "[ ]", None: "[?]"}
+    lines.extend(f"  {mark[done]} {item}" for item, done in books.checklist)
+    return lines
 
 
 def _verdict_colour(report: Report) -> str:

@@ -28,7 +28,7 @@ class Attribute(Rule):
 
     Options
         `--free-form POINTER` (repeatable, `*` matches one segment) marks more free-form
-        objects; `free_form_paths` in the configuration.
+        objects; `free-form` in the configuration (profiles add their own, e.g. ironic).
     """
 
     id = "attribute"

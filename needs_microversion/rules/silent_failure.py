@@ -24,7 +24,7 @@ class SilentFailure(Rule):
         The claim holds: the answer is "No microversion needed, it's a bug".
 
     Options
-        `--silent-failure "METHOD /path: reason"` (repeatable); `silent_failures` in the
+        `--silent-failure "METHOD /path: reason"` (repeatable); `silent-failures` in the
         configuration.
     """
 

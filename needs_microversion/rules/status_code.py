@@ -27,7 +27,8 @@ class StatusCode(Rule):
 
     Options
         `--no-exempt-error-codes` turns the f2 exemption off (cinder and manila have none);
-        `exempt_error_codes` in the configuration lists the codes.
+        `exempt-error-codes` in the configuration lists the codes; profiles cinder and manila
+        have none.
     """
 
     id = "status-code"
