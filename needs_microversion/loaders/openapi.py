@@ -29,6 +29,8 @@ _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
 # Keys whose children are names chosen by the author (a property called "example" is a name).
 _CONTAINERS = (dict, list)
+# A local `$ref` as JSON or YAML writes it (YAML must quote it: `#` starts a comment).
+_REF_IN_TEXT = re.compile(r"""["']?\$ref["']?\s*:\s*["'](#[^"'\\]*)["']""")
 _NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
                         "responses", "parameters", "paths", "headers", "content", "callbacks",
                         "links", "securitySchemes", "requestBodies", "pathItems",
@@ -139,6 +141,8 @@ class SnapshotBuilder:
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
+        if self.local_refs_resolve():
+            return
         seen: set[tuple[str, str]] = set()
         pending: list[tuple[Any, Document, bool]] = [(self.data, self.doc, False)]
         while pending:
@@ -163,6 +167,20 @@ class SnapshotBuilder:
                         pending.append((value, doc, key in _NAME_MAPS))
             elif type(node) is list:
                 pending.extend((value, doc, False) for value in node if type(value) in _CONTAINERS)
+
+    def local_refs_resolve(self) -> bool:
+        """Fast path: every `$ref` in the text is local and resolves. Only when one is not
+        does the walk run (it knows a ref in schema structure from one inside example data)."""
+        text = self.doc.text
+        refs = _REF_IN_TEXT.findall(text)
+        if not text or len(refs) != text.count("$ref"):
+            return False
+        try:
+            for ref in set(refs):
+                self.resolver.resolve(ref, self.doc)
+        except InputError:
+            return False
+        return True
 
     # -- operations ----------------------------------------------------------------------
     def operations(self, path: str, action: str | None, method: str, item: Mapping[str, Any],
