@@ -84,6 +84,29 @@ def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
 # -- JSON ----------------------------------------------------------------------------------
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+# The rest of a line, then the indentation of the next non-blank line (spaces only).
+_NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*( *)(?=[^ \t\r\n])")
+
+
+@cache
+def _dedent(indent: int) -> re.Pattern[str]:
+    """A line indented less than `indent`: the container being searched has ended."""
+    return re.compile(r"\n {0,%d}(?=[^ \r\n])" % (indent - 1))
+
+
+_UNREAD = object()
+
+
+@cache
+def _key_at_indent(indent: int) -> re.Pattern[str]:
+    """A member line of an object at `indent`: its key, up to the value's first character."""
+    return re.compile(r'\n {%d}"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*' % indent)
+
+
+@cache
+def _at_indent(indent: int) -> re.Pattern[str]:
+    """A line starting exactly at `indent` (an item of the array being searched)."""
+    return re.compile(r"\n {%d}(?=[^ \r\n\]}])" % indent)
 
 
 class _JsonLocator:
@@ -94,10 +117,16 @@ class _JsonLocator:
         self._scan_value = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
         # container position -> {key: (key position, value position)} or [item positions]
         self._containers: dict[int, dict[str, tuple[int, int]] | list[int] | None] = {}
+        # container position -> its children found by indentation (None: not indented)
+        self._indented: dict[int, object] = {}
 
     def line(self, pointer: tuple[str, ...]) -> int | None:
         pos = line_pos = _skip(_JSON_SPACE, self._text, 0)
         for segment in pointer:
+            found = self._by_indentation(pos, segment)
+            if found is not None:
+                line_pos, pos = found
+                continue
             children = self._children(pos)
             if isinstance(children, dict) and segment in children:
                 line_pos, pos = children[segment]
@@ -106,6 +135,39 @@ class _JsonLocator:
             else:
                 break
         return self._lines.at(line_pos)
+
+    def _by_indentation(self, pos: int, segment: str) -> tuple[int, int] | None:
+        """Pretty-printed JSON (nearly every published spec): a container's children are the
+        lines at one indentation, found with one C-speed regex pass per container instead of
+        scanning every value before them. None: not sure (the scanner decides)."""
+        children = self._indented.get(pos, _UNREAD)
+        if children is _UNREAD:
+            children = self._indented[pos] = self._read_indented(pos)
+        if isinstance(children, dict):
+            return children.get(segment)
+        if isinstance(children, list):
+            index = _index(segment, len(children))
+            return None if index is None else children[index]
+        return None
+
+    def _read_indented(self, pos: int) -> dict[str, tuple[int, int]] | list[tuple[int, int]] | None:
+        text = self._text
+        if pos >= len(text) or text[pos] not in "{[":
+            return None
+        first = _NEXT_LINE.match(text, pos + 1)
+        if first is None or not first.group(1):
+            return None
+        indent = len(first.group(1))
+        closing = _dedent(indent).search(text, pos)
+        end = closing.start() if closing else len(text)
+        if text[pos] == "[":
+            return [(m.end(), m.end()) for m in _at_indent(indent).finditer(text, pos, end)]
+        keys: dict[str, tuple[int, int]] = {}
+        for match in _key_at_indent(indent).finditer(text, pos, end):
+            raw = match.group(1)
+            key = json.loads(f'"{raw}"') if "\\" in raw else raw
+            keys[key] = (match.start() + 1 + indent, match.end())  # repeated: the last wins
+        return keys
 
     def _children(self, pos: int) -> dict[str, tuple[int, int]] | list[int] | None:
         if pos not in self._containers:

@@ -30,7 +30,7 @@ _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-ex
 # Keys whose children are names chosen by the author (a property called "example" is a name).
 _CONTAINERS = (dict, list)
 # A local `$ref` as JSON or YAML writes it (YAML must quote it: `#` starts a comment).
-_REF_IN_TEXT = re.compile(r"""["']?\$ref["']?\s*:\s*["'](#[^"'\\]*)["']""")
+_REF_IN_TEXT = re.compile(r"""\$ref["']?\s*:\s*["'](#[^"'\\]*)["']""")  # literal first: fast
 _NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
                         "responses", "parameters", "paths", "headers", "content", "callbacks",
                         "links", "securitySchemes", "requestBodies", "pathItems",
