@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from needs_microversion.schema import LOCATION_KEY, Prop, Schema, SchemaTable
+from needs_microversion.schema import EXAMPLE_KEY, LOCATION_KEY, Prop, Schema, SchemaTable
 from needs_microversion.snapshot import (
     Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
 from needs_microversion.versions import FLOOR, Version, parse_version
@@ -44,6 +44,7 @@ class Change:
     free_form: bool = False  # a key added to / removed from a free-form object
     since: Version | None = None  # the new document says the element starts at this version
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
+    evidence: str = ""  # what in the old document already showed the new behaviour
 
     def identity(self) -> tuple[Any, ...]:
         return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
@@ -67,6 +68,7 @@ class _Rel(NamedTuple):
     origin: tuple[Any, ...] = ()  # the schema pair where it arises, whatever the path to it
     since: Version | None = None
     delta: str = ""
+    evidence: str = ""
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
@@ -327,7 +329,7 @@ class Comparer:
                            new="null" in sb.types, **at)
             else:
                 yield _Rel("", "changed", "type", old=_type_text(sa.types),
-                           new=_type_text(sb.types), **at)
+                           new=_type_text(sb.types), evidence=_example_agrees(sa, sb), **at)
         if sa.enum != sb.enum:
             yield from _enum_rels(sa.enum, sb.enum, at)
         for keyword in sorted(set(sa.constraints) | set(sb.constraints)):
@@ -429,7 +431,7 @@ class _OpContext:
                            new=rel.new, old_location=self.place(rel.old_at, self.comparer.old),
                            new_location=self.place(rel.new_at, self.comparer.new),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
-                           since=rel.since, delta=rel.delta)
+                           since=rel.since, delta=rel.delta, evidence=rel.evidence)
 
 
 class _RefTaint:
@@ -559,6 +561,19 @@ def mentioned_versions(text: str) -> frozenset[Version]:
         if version is not None:
             found.add(version)
     return frozenset(found)
+
+
+def _example_agrees(old: Schema, new: Schema) -> str:
+    """The old document's own example already had the new type (api-ref records what its
+    example shows, `x-needs-microversion-example`): the table is being corrected."""
+    node = old.location.node
+    example = node.get(EXAMPLE_KEY) if isinstance(node, Mapping) else None
+    shown = example.get("type") if isinstance(example, Mapping) else None
+    if not isinstance(shown, str) or new.types is None or (old.types and shown in old.types):
+        return ""
+    if shown in new.types or (shown == "integer" and "number" in new.types):
+        return f"the old document's example already shows {shown}"
+    return ""
 
 
 def _description(schema: Schema) -> str:
@@ -750,7 +765,9 @@ def _one_per_element(changes: Iterable[Change]) -> list[Change]:
                                  detail=",".join(labels),
                                  old={label: c.old for label, c in zip(labels, group)},
                                  new={label: c.new for label, c in zip(labels, group)},
-                                 inferred=any(c.inferred for c in group))
+                                 inferred=any(c.inferred for c in group),
+                                 evidence=group[0].evidence if all(
+                                     c.evidence for c in group) else "")
         result.append(change)
     return result
 

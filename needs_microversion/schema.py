@@ -32,6 +32,7 @@ CONSTRAINT_KEYWORDS = frozenset(
 )
 LOCATION_KEY = "x-needs-microversion-location"
 INFERRED_KEY = "x-needs-microversion-inferred"
+EXAMPLE_KEY = "x-needs-microversion-example"  # what the document's own example shows
 
 
 def canonical(value: Any) -> str:

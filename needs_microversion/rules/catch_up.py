@@ -13,7 +13,8 @@ class CatchUp(Rule):
         added with a starting microversion (`min_version: 2.26`) at or below the old
         document's maximum (that microversion was already released), with the other changes
         of that same entry; allowed values written down for the first time in prose where
-        none were documented before.
+        none were documented before; a type corrected to what the old document's own example
+        already showed.
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -37,11 +38,15 @@ class CatchUp(Rule):
     id = "catch-up"
     order = 3
     question = "Does the new document only catch up with what the API already does?"
-    finding_ids = ("documents-released-microversion", "values-documented")
+    finding_ids = ("documents-released-microversion", "values-documented", "matches-example")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
+        if change.evidence:
+            return self.finding("matches-example", NOT_REQUIRED, change,
+                                f"{describe(change)}: {change.evidence}; the table is "
+                                "corrected to match it")
         if change.aspect == "enum" and change.old is None and change.inferred:
             return self.finding("values-documented", NOT_REQUIRED, change,
                                 f"{describe(change)}: values documented for the first time "
