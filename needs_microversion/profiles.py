@@ -7,8 +7,8 @@ openstack-formats.md section 4):
 | --- | --- | --- | --- |
 | nova | exempt (footnote f2) | `os:scheduler_hints` | follow-ups fold into an unreleased max |
 | placement | need a microversion | - | - |
-| cinder | need a microversion | - | follow-ups fold into an unreleased max |
-| manila | need a microversion | - | changes to experimental APIs need none |
+| cinder | need a microversion | - | follow-ups fold into an unreleased max; no Retry-After note |
+| manila | need a microversion | - | changes to experimental APIs need none; no Retry-After note |
 | ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
 | generic | exempt | `os:scheduler_hints` | - |
 
@@ -25,8 +25,8 @@ a merged but unreleased microversion, and nova does the same in practice (2.102 
 commits). It needs to know what was released, so it applies only with `released-max` in the
 configuration: the comparison then treats the newest released microversion as the old maximum.
 
-Not expressed here, because no rule offers the switch: cinder and manila do not repeat nova's
-"removing an inapplicable Retry-After needs none" note (the `header` rule applies it to all).
+cinder and manila do not repeat nova's "removing an inapplicable Retry-After needs none" note:
+their profiles switch that exception of the `header` rule off.
 """
 
 from __future__ import annotations
@@ -52,13 +52,15 @@ class Profile:
     free_form_paths: tuple[str, ...] = ()
     experimental_header: str | None = None  # operations documenting it may change freely
     fold_into_unreleased_max: bool = False
+    inapplicable_header_exemption: bool = True  # nova's Retry-After-on-a-4xx note
 
 
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
     Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, fold_into_unreleased_max=True),
     Profile("placement"),
-    Profile("cinder", fold_into_unreleased_max=True),
-    Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER),
+    Profile("cinder", fold_into_unreleased_max=True, inapplicable_header_exemption=False),
+    Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER,
+            inapplicable_header_exemption=False),
     Profile("ironic", free_form_paths=IRONIC_FREE_FORM),
     Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM),
 )}

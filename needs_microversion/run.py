@@ -125,6 +125,7 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
         silent_failures=(*service.silent_failures,
                          *(parse_claim(text) for text in request.silent_failures)),
         disabled=frozenset((*service.disabled, *request.disabled)),
+        inapplicable_header_exemption=profile.inapplicable_header_exemption,
     )
 
 

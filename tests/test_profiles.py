@@ -203,3 +203,15 @@ def test_unknown_profile_is_a_usage_error(run_cli, project: Path) -> None:
 def test_profiles_are_documented() -> None:
     guide = (ROOT / "docs" / "configuration.md").read_text()
     assert all(f"| `{name}` |" in guide for name in PROFILES)
+
+
+def test_retry_after_note_is_nova_s_not_cinder_s(tmp_path, capsys) -> None:
+    from needs_microversion.cli import main
+
+    folder = ROOT / "rules" / "header" / "retry-after-removed-from-429"
+    argv = ["diff", str(folder / "old.yaml"), str(folder / "new.yaml"), "--no-validate",
+            "--format", "json"]
+    assert main([*argv, "--profile", "nova"]) == 0
+    assert '"inapplicable-header-removed"' in capsys.readouterr().out
+    assert main([*argv, "--profile", "cinder"]) == 1
+    assert '"response-header-removed"' in capsys.readouterr().out

@@ -34,6 +34,7 @@ class Options:
     silent_failures: tuple[Claim, ...] = ()
     disabled: frozenset[str] = frozenset()
     documentation_catch_up: bool = False  # api-ref trees: see rule catch-up
+    inapplicable_header_exemption: bool = True  # Retry-After removed from a 4xx: see header
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ class Header(Rule):
         belongs on a 503 or a 3xx) may go without a microversion.
 
     Options
-        None.
+        Profiles cinder and manila switch the Retry-After exception off (their guides do
+        not state it).
     """
 
     id = "header"
@@ -37,7 +38,8 @@ class Header(Rule):
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area not in ("request-header", "response-header"):
             return None
-        if (change.area == "response-header" and change.kind == "removed"
+        if (context.options.inapplicable_header_exemption
+                and change.area == "response-header" and change.kind == "removed"
                 and change.pointer.lower() == "retry-after"
                 and (change.status or "").startswith("4")):
             return self.finding("inapplicable-header-removed", NOT_REQUIRED, change,
