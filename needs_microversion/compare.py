@@ -160,7 +160,8 @@ class Comparer:
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
                               since=new_op.versions.lo if new_op is not None else None,
-                              new=b and b.display)]
+                              new=b and b.display,
+                              evidence=self.method_corrected(shown.key))]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,
                                                 b.description, a.location, b.location))
         out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
@@ -175,6 +176,23 @@ class Comparer:
                                  new=sorted(b.security), old_location=a.location,
                                  new_location=b.location))
         return out
+
+    def method_corrected(self, key: OpKey) -> str:
+        """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and the
+        new one documents the same URL with another method: it described that request all
+        along, under the wrong method."""
+        olds = [self.old.operations[k] for k in self.old.operations  # build only these
+                if (k.shape, k.action) == (key.shape, key.action)]
+        news = [k for k in self.new.operations if (k.shape, k.action) == (key.shape, key.action)]
+        wrong = [op for op in olds if op.key.method in ("GET", "HEAD", "DELETE")
+                 and any(raw is not None for raw in op.request_content.values())
+                 and op.key not in self.new.operations]
+        fixed = [k for k in news if k.method not in ("GET", "HEAD", "DELETE")
+                 and k not in self.old.operations]
+        if not (wrong and fixed):
+            return ""
+        return (f"the old document gave {wrong[0].key.method} a request body; the URL is "
+                f"now documented as {fixed[0].method}")
 
     def diff_parameters(self, op: _OpContext, old: Mapping[tuple[str, str], Parameter],
                         new: Mapping[tuple[str, str], Parameter], va: Version, vb: Version,

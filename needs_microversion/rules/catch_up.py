@@ -14,7 +14,8 @@ class CatchUp(Rule):
         document's maximum (that microversion was already released), with the other changes
         of that same entry; allowed values written down for the first time in prose where
         none were documented before; a type corrected to what the old document's own example
-        already showed.
+        already showed; a URL's method corrected where the old document gave a GET (HEAD,
+        DELETE) a request body, which such a request cannot carry.
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -38,11 +39,15 @@ class CatchUp(Rule):
     id = "catch-up"
     order = 3
     question = "Does the new document only catch up with what the API already does?"
-    finding_ids = ("documents-released-microversion", "values-documented", "matches-example")
+    finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
+                   "method-corrected")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
+        if change.evidence and change.area == "operation":
+            return self.finding("method-corrected", NOT_REQUIRED, change,
+                                f"{describe(change)}: {change.evidence}")
         if change.evidence:
             return self.finding("matches-example", NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.evidence}; the table is "
