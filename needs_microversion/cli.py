@@ -84,11 +84,7 @@ def diff(
                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                           old_version=old_version, new_version=new_version, config=config,
                           profile=profile, catch_up=catch_up)
-    output, warnings, code = run_diff(request)
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    typer.echo(output, nl=False)
-    return code
+    return _emit(*run_diff(request))
 
 
 @app.command()
@@ -126,11 +122,7 @@ def check(
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
                            from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,
                            validate=validate, config=config)
-    output, warnings, code = run_check(request)
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    typer.echo(output, nl=False)
-    return code
+    return _emit(*run_check(request))
 
 
 @app.command()
@@ -150,6 +142,14 @@ def rules(
         typer.echo(f"{rule.order:>2}  {rule.id:<16} {rule.question}  "
                    f"[{', '.join(rule.finding_ids)}]")
     return 0
+
+
+def _emit(output: str, warnings: list[str], code: int) -> int:
+    """Warnings on stderr, the report on stdout, the exit code back to main()."""
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(output, nl=False)
+    return code
 
 
 def _dedent(text: str) -> str:

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from needs_microversion.schema import EXAMPLE_KEY, LOCATION_KEY, Prop, Schema, SchemaTable
 from needs_microversion.snapshot import (
@@ -148,8 +148,7 @@ class Comparer:
 
     def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
                        vb: Version) -> list[Change]:
-        a = old_op if old_op is not None and old_op.versions.contains(va) else None
-        b = new_op if new_op is not None and new_op.versions.contains(vb) else None
+        a, b = _at(old_op, va), _at(new_op, vb)
         if a is None and b is None:
             return []
         shown = b or a
@@ -199,10 +198,8 @@ class Comparer:
                         status: str | None = None, area: str | None = None) -> list[Change]:
         out: list[Change] = []
         for key in sorted(set(old) | set(new)):
-            a, b = old.get(key), new.get(key)
-            since = b.versions.lo if b is not None else None
-            a = a if a is not None and a.versions.contains(va) else None
-            b = b if b is not None and b.versions.contains(vb) else None
+            since = new[key].versions.lo if key in new else None
+            a, b = _at(old.get(key), va), _at(new.get(key), vb)
             if a is None and b is None:
                 continue
             shown = b or a
@@ -273,10 +270,8 @@ class Comparer:
                        new: Mapping[str, Response], va: Version, vb: Version) -> list[Change]:
         out: list[Change] = []
         for status in sorted(set(old) | set(new)):
-            a, b = old.get(status), new.get(status)
-            since = b.versions.lo if b is not None else None
-            a = a if a is not None and a.versions.contains(va) else None
-            b = b if b is not None and b.versions.contains(vb) else None
+            since = new[status].versions.lo if status in new else None
+            a, b = _at(old.get(status), va), _at(new.get(status), vb)
             if a is None and b is None:
                 continue
             if a is None or b is None:
@@ -598,6 +593,14 @@ def _description(schema: Schema) -> str:
     node = schema.location.node
     text = node.get("description") if isinstance(node, Mapping) else None
     return text if isinstance(text, str) else ""
+
+
+_Versioned = TypeVar("_Versioned", Operation, Parameter, Response)
+
+
+def _at(item: _Versioned | None, version: Version) -> _Versioned | None:
+    """The item if it exists at that microversion."""
+    return item if item is not None and item.versions.contains(version) else None
 
 
 def _lo(prop: Prop | None) -> Version | None:
