@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from needs_microversion.compare import Change
 from needs_microversion.rules import RULES
@@ -71,8 +71,9 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
     changes = tuple(changes)
     context = Context.build(options, changes, old_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
-    findings = tuple(_first_answer(rules, change, context) for change in changes)
-    findings = tuple(f for f in findings if f is not None)
+    findings = tuple(_with_hint(f, options) for f in
+                     (_first_answer(rules, change, context) for change in changes)
+                     if f is not None)
     return Report(old, new, old_version, new_version,
                   tuple(sorted(findings, key=_order)), options.silent_failures, tuple(warnings))
 
@@ -83,6 +84,15 @@ def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Fi
         if finding is not None:
             return finding
     return None  # every question said no, or the rule that would answer is switched off
+
+
+def _with_hint(finding: Finding, options: Options) -> Finding:
+    """api-ref lags and errs: say what evidence would turn an ungated required finding."""
+    if not (options.documentation_catch_up and finding.verdict == REQUIRED
+            and finding.change.gated is None):
+        return finding
+    return replace(finding, message=f"{finding.message} (if the code already did this, the "
+                   "document is only corrected: no microversion)")
 
 
 def walk(finding: Finding) -> list[tuple[str, str]]:
