@@ -430,7 +430,7 @@ class _OpContext:
             return None
         node = raw.node
         if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
-            return Location.parse(node[LOCATION_KEY], raw.doc.display)
+            return Location.parse(node[LOCATION_KEY], raw.doc)
         return Location(raw.doc.display, None, raw.pointer)
 
     def change(self, area: str, kind: str, aspect: str = "", **fields: Any) -> Change:

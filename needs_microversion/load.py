@@ -3,6 +3,7 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 from needs_microversion.document import Document, read_document
@@ -41,7 +42,9 @@ def _load_apiref(directory: Path, display: str) -> Snapshot:
     result = load_apiref(directory, display=display)
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
-    return _with_warnings(load_openapi(doc, source="api-ref"), list(result.warnings))
+    # The loader names files from the tree's folder; name them from where the user is.
+    warnings = [w if w.startswith("/") else posixpath.join(display, w) for w in result.warnings]
+    return _with_warnings(load_openapi(doc, source="api-ref"), warnings)
 
 
 def _with_warnings(snapshot: Snapshot, warnings: list[str]) -> Snapshot:

@@ -7,6 +7,7 @@ large or recursive schemas are never expanded into a tree.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -31,12 +32,16 @@ class Location:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     @classmethod
-    def parse(cls, text: str, default_file: str) -> Location:
-        """Read the "file:line ..." form our own loaders write."""
+    def parse(cls, text: str, doc: Document) -> Location:
+        """Read the "file:line ..." form our own loaders write; an api-ref tree's files are
+        named from its folder, so the user can open them."""
         match = re.match(r"([^:]*):(\d+)", text)
-        if match is None:
-            return cls(text.strip() or default_file)
-        return cls(match.group(1) or default_file, int(match.group(2)))
+        file, line = (match.group(1), int(match.group(2))) if match else (text.strip(), None)
+        if not file:
+            return cls(doc.display, line)
+        if doc.format == "api-ref":
+            file = posixpath.join(doc.display, file)
+        return cls(file, line)
 
 
 @dataclass(frozen=True, eq=False)

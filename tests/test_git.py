@@ -262,7 +262,7 @@ def test_apiref_folder_at_a_revision(tmp_path, monkeypatch, run_cli) -> None:
     assert code == 1, err
     [change] = json.loads(out)["changes"]
     assert (change["id"], change["pointer"]) == ("attribute-added", "/server/locked")
-    assert change["new_location"].startswith("servers.inc:")
+    assert change["new_location"].startswith("api-ref/source/servers.inc:")
 
 
 def test_apiref_copy_holds_the_examples_it_names_at_that_revision(tmp_path, monkeypatch

@@ -63,7 +63,7 @@ class SnapshotBuilder:
     # -- helpers -------------------------------------------------------------------------
     def where(self, pointer: tuple[str, ...], node: Any = None) -> Location:
         if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
-            return Location.parse(node[LOCATION_KEY], self.doc.display)
+            return Location.parse(node[LOCATION_KEY], self.doc)
         return Location(self.doc.display, None, pointer)
 
     def deref(self, node: Any, pointer: tuple[str, ...], doc: Document | None = None
