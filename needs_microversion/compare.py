@@ -562,7 +562,7 @@ def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> 
 
 _MENTION = re.compile(
     r"micro-?versions?\s+v?(\d+\.\d+)"  # "microversion 2.31", "microversions 1.25 - 1.32"
-    r"|(?:new|added|introduced|available)\s+(?:in|since|from)\s+(?:micro-?)?version\s+"
+    r"|(?:new|added|introduced|available|changed)\s+(?:in|since|from)\s+(?:micro-?)?version\s+"
     r"v?(\d+\.\d+)", re.IGNORECASE)
 
 
@@ -582,10 +582,13 @@ def _example_agrees(old: Schema, new: Schema) -> str:
     node = old.location.node
     example = node.get(EXAMPLE_KEY) if isinstance(node, Mapping) else None
     shown = example.get("type") if isinstance(example, Mapping) else None
-    if not isinstance(shown, str) or new.types is None or (old.types and shown in old.types):
+    # A list: the examples disagree (["null", "string"]), as JSON Schema writes several types.
+    types = {shown} if isinstance(shown, str) else set(shown) if isinstance(shown, list) else set()
+    types |= {"number"} if "integer" in types else set()
+    if not types or new.types is None or (old.types and types & old.types):
         return ""
-    if shown in new.types or (shown == "integer" and "number" in new.types):
-        return f"the old document's example already shows {shown}"
+    if types & new.types:
+        return f"the old document's example already shows {'/'.join(sorted(types & new.types))}"
     return ""
 
 

@@ -34,7 +34,7 @@ def warned(name: str, *fragments: str) -> bool:
 
 # -- the document ---------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["basic", "microversions", "warnings", "actions", "nesting",
-                                  "codes", "sections", "paths/api-ref/source",
+                                  "codes", "sections", "evidence", "paths/api-ref/source",
                                   "paths/api-ref/source/v3"])
 def test_every_fixture_is_an_openapi_31_document(name: str) -> None:
     document = doc(name)

@@ -108,6 +108,17 @@ def test_placement_ranged_response_sections_are_a_microversion_container() -> No
     assert "root_provider_uuid" in container["oneOf"][0]["properties"]
 
 
+def test_placement_ranged_variants_record_example_evidence() -> None:
+    op = operation(load("placement-0f98cfbb").document, "/resource_providers/{uuid}/aggregates",
+                   "get")
+    container = body(op, "200")
+    assert container["x-needs-microversion-example-keys"] is True
+    for variant in container["oneOf"]:
+        assert variant["x-needs-microversion-example-keys"] is True
+        assert variant["properties"]["aggregates"]["x-needs-microversion-example"] == {
+            "type": "array"}
+
+
 def test_placement_placeholder_segments_are_maps() -> None:
     op = operation(load("placement-0f98cfbb").document, "/allocations/{consumer_uuid}", "get")
     assert "additionalProperties" in at(body(op, "200"), "/allocations")
@@ -134,6 +145,15 @@ def test_cinder_status_directive_and_volume_type_id() -> None:
     assert "volume_type_id" not in at(body(old, "200"), "/volumes/*")["properties"]
 
 
+def test_nova_console_token_description_announces_2_31() -> None:
+    path = "/servers/{server_id}/os-console-auth-token"
+    new = operation(load("nova-3c3925e71a").document, path, "get")["description"]
+    old = operation(load("nova-3c3925e71a", "old").document, path, "get")["description"]
+    assert "console type prior\nmicroversion 2.31. Now it's available for all console " \
+           "types." in new
+    assert "rdp-html5`` console type only." in old and "2.31" not in old
+
+
 # -- manila ----------------------------------------------------------------------------------
 def test_manila_availability_zone_filter_is_2_97() -> None:
     op = operation(load("manila-f30ff783d").document, "/shares", "get")
@@ -150,6 +170,18 @@ def test_manila_migration_progress_became_a_get() -> None:
 def test_manila_operation_level_versionadded() -> None:
     op = operation(load("manila-f534e69d8").document, "/resource-locks", "post")
     assert op["x-openstack"] == {"min-ver": "2.81"} and op[INFERRED] is True
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_manila_sample_shows_group_snapshot_members_as_a_list(side: str) -> None:
+    """The table said string (old) and then array (new); the sample always had `[]`."""
+    document = load("manila-e8d3b2496", side).document
+    schema = body(operation(document, "/share-group-snapshots/{group_snapshot_id}", "get"),
+                  "200")
+    assert schema["x-needs-microversion-example-keys"] is True
+    members = at(schema, "/share_group_snapshot/members")
+    assert members["type"] == ("string" if side == "old" else "array")
+    assert members["x-needs-microversion-example"] == {"type": "array"}
 
 
 # -- ironic ----------------------------------------------------------------------------------

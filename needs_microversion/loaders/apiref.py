@@ -32,6 +32,29 @@ section titles ("Response (microversions 1.20 - )"), ranged status codes ("200
 highest of them. Bounds read from notes, nesting guessed from examples or wrappers, and
 allowed values read from descriptions carry `x-needs-microversion-inferred: true`.
 
+Operation `description`: the prose of the operation's section up to its first subsection,
+bold `**Request**`/`**Response**` paragraph or table (paragraphs before and after the
+rest_method, notes and warnings as written, RST markup kept; version notes as Sphinx shows
+them, "New in version 2.26: ..."; status-code lines are codes, not prose), so the engine can
+see a microversion the prose announces ("... prior microversion 2.31. Now ..."). Sections
+merged into one operation join their descriptions.
+
+Example evidence, written when a body's operation has example JSON of that kind
+(literalinclude of a file inside the tree; request examples for the request body, the others
+for the response bodies). Documentation, never contract:
+  x-needs-microversion-example-keys: true       on the body root (and on each variant root
+                                                of a ranged body): examples were read, so a
+                                                field without the key below is absent there
+  x-needs-microversion-example: {"type": T}     on each property, array-items and map-value
+                                                schema the examples reach at its place in
+                                                the schema; T is the JSON type shown (object,
+                                                array, string, integer, number, boolean,
+                                                null), or the sorted list of types when the
+                                                examples disagree (integer beside a fraction
+                                                is number)
+e.g. manila's table said `members` is a string while the sample always had `"members": []`:
+a later correction to array agrees with the example the old tree already showed.
+
 Tables outside any operation (nova's request-ids.inc global headers) are ignored, silently:
 the contract model has no place for global headers, and they never change per operation.
 """

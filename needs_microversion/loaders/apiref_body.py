@@ -17,6 +17,11 @@ Free-form maps (`extra_specs.key`/`.value`, `allocations.{consumer_uuid}.user_id
 same name twice at one place with disjoint microversion ranges becomes a `oneOf`
 microversion container; a later row for a parent the example or a dotted name implied
 takes that parent over (cinder lists `volume` after its fields).
+
+Example evidence: when the body has examples, `finish` walks them beside the finished schema
+and records, on every property, items and map-value schema the examples reach, the JSON
+type(s) they show there (`x-needs-microversion-example`), and on the root that examples were
+read (`x-needs-microversion-example-keys`), so a property they lack is known to be absent.
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from needs_microversion.loaders import apiref_prose as prose
-from needs_microversion.loaders.apiref_model import INFERRED_KEY, LOCATION_KEY, Row, Table
+from needs_microversion.loaders.apiref_model import (
+    EXAMPLE_KEY,
+    EXAMPLE_KEYS_KEY,
+    INFERRED_KEY,
+    LOCATION_KEY,
+    Row,
+    Table,
+)
 from needs_microversion.versions import ALL, VersionRange, parse_version
 
 Schema = dict[str, Any]
@@ -153,14 +165,22 @@ class BodyBuilder:
                  location: str) -> None:
         self.root: Schema = {"type": "object", "properties": {}, LOCATION_KEY: location}
         self.warn = warn
+        self.examples = list(examples)
         self.index = _Examples()
-        for data in examples:
+        for data in self.examples:
             self.index.add(data)
         self.placed: dict[str, list[Schema]] = {}  # name -> schemas placed, latest last
         self.paths: dict[int, BodyPath] = {id(self.root): ()}  # id(schema) -> its body path
         # Parents created because children needed them; a row for them may come later
         # (cinder sorts rows alphabetically, so `volume` follows its fields).
         self.implied: set[int] = set()
+
+    def finish(self) -> Schema:
+        """The body schema, with what the examples show for each of its fields."""
+        if self.examples:
+            self.root[EXAMPLE_KEYS_KEY] = True
+            _mark_examples(self.root, self.examples)
+        return self.root
 
     # -- where things go -----------------------------------------------------------------
     def owner(self, schema: Schema, versions: VersionRange = ALL) -> Schema:
@@ -372,3 +392,70 @@ class BodyBuilder:
             props[name] = container
             self.placed.setdefault(name, []).append(container)
         return new
+
+
+# -- example evidence ---------------------------------------------------------------------------
+def example_type(value: Any) -> str:
+    """The JSON type of a parsed JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _shown(values: Sequence[Any]) -> str | list[str]:
+    """One type, or the sorted types when the examples disagree (JSON schema's `type`); an
+    integer beside a fraction is a number."""
+    kinds = {example_type(v) for v in values}
+    if {"integer", "number"} <= kinds:
+        kinds.discard("integer")
+    return next(iter(kinds)) if len(kinds) == 1 else sorted(kinds)
+
+
+def _mark_examples(schema: Schema, values: Sequence[Any]) -> None:
+    """Walk the example values that sit where `schema` is, recording what they show for each
+    child schema (a microversion container's variants all see the same values)."""
+    if schema.get("x-openstack") == _CONTAINER and isinstance(schema.get("oneOf"), list):
+        for variant in schema["oneOf"]:
+            if isinstance(variant, dict):
+                _mark_examples(variant, values)
+        return
+    objects = [v for v in values if isinstance(v, dict)]
+    props = schema.get("properties")
+    named = props if isinstance(props, dict) else {}
+    for name, child in named.items():
+        _mark_child(child, [o[name] for o in objects if name in o])
+    rest = [(str(k), v) for o in objects for k, v in o.items() if k not in named]
+    patterns = schema.get("patternProperties")
+    for pattern, child in (patterns.items() if isinstance(patterns, dict) else ()):
+        try:
+            matcher = re.compile(pattern)
+        except re.error:
+            continue
+        matched = [(k, v) for k, v in rest if matcher.search(k)]
+        _mark_child(child, [v for _, v in matched])
+        rest = [(k, v) for k, v in rest if not matcher.search(k)]
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        _mark_child(extra, [v for _, v in rest])
+    items = schema.get("items")
+    if isinstance(items, dict):
+        _mark_child(items, [x for v in values if isinstance(v, list) for x in v])
+
+
+def _mark_child(schema: Any, values: Sequence[Any]) -> None:
+    if not isinstance(schema, dict) or not values:
+        return
+    if schema.get("x-openstack") == _CONTAINER and isinstance(schema.get("oneOf"), list):
+        for variant in schema["oneOf"]:
+            _mark_child(variant, values)
+        return
+    schema[EXAMPLE_KEY] = {"type": _shown(values)}
+    _mark_examples(schema, values)

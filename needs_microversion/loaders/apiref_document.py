@@ -26,6 +26,7 @@ from needs_microversion.loaders.apiref_body import (
     version_ext,
 )
 from needs_microversion.loaders.apiref_model import (
+    EXAMPLE_KEYS_KEY,
     INFERRED_KEY,
     LOCATION_KEY,
     Code,
@@ -156,6 +157,10 @@ def _operation(group: _Group, warn: Warn) -> dict[str, Any]:
     tables = _union(group.sections)
     examples = [e for s in group.sections for e in s.examples]
     op: dict[str, Any] = {"summary": first.title, LOCATION_KEY: first.location}
+    description = "\n\n".join(dict.fromkeys(s.description for s in group.sections
+                                             if s.description))
+    if description:
+        op["description"] = description
     versions = _hull(s.versions for s in group.sections)
     if version_ext(versions):
         op["x-openstack"] = version_ext(versions)
@@ -315,7 +320,7 @@ def _body(tables: Sequence[Table], kind: str, examples: Sequence[Any], warn: War
         builder = BodyBuilder(examples, warn, mine[0].location)
         for table in mine:
             builder.add_table(table)
-        return builder.root
+        return builder.finish()
     unranged = [t for t in mine if not t.ranged]
     variants: list[Schema] = []
     for versions in dict.fromkeys(t.versions for t in mine if t.ranged):
@@ -323,10 +328,14 @@ def _body(tables: Sequence[Table], kind: str, examples: Sequence[Any], warn: War
         builder = BodyBuilder(examples, warn, ranged[0].location)
         for table in [*unranged, *ranged]:
             builder.add_table(table)
-        builder.root["x-openstack"] = version_ext(versions)
-        variants.append(builder.root)
-    return {"oneOf": variants, "x-openstack": {"discriminator": "microversion"},
-            LOCATION_KEY: mine[0].location}
+        variant = builder.finish()
+        variant["x-openstack"] = version_ext(versions)
+        variants.append(variant)
+    container: Schema = {"oneOf": variants, "x-openstack": {"discriminator": "microversion"},
+                         LOCATION_KEY: mine[0].location}
+    if examples:
+        container[EXAMPLE_KEYS_KEY] = True
+    return container
 
 
 def _responses(codes: Sequence[Code], body: Schema | None, headers: dict[str, Any],

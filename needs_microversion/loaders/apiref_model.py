@@ -13,6 +13,8 @@ from needs_microversion.versions import ALL, VersionRange
 # import the engine).
 LOCATION_KEY = "x-needs-microversion-location"
 INFERRED_KEY = "x-needs-microversion-inferred"
+EXAMPLE_KEY = "x-needs-microversion-example"
+EXAMPLE_KEYS_KEY = "x-needs-microversion-example-keys"
 
 
 @dataclass(frozen=True)
@@ -68,3 +70,4 @@ class Section:
     codes: tuple[Code, ...]
     examples: tuple[Example, ...]
     action_hint: str | None = None  # "Specify the ``name`` action" in the section's prose
+    description: str = ""  # the section's prose before its first table or subsection

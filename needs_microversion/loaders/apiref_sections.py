@@ -5,6 +5,12 @@ it, each `rest_parameters` table is a request or a response table by the nearest
 title that says so ("Request", "Response Paramters", "Response (microversions 1.20 - )",
 keystone's "Parameters" under "Request", "First Request"), else by the nearest bold
 `**Request**` / `**Response**` paragraph, else by the method (a GET table is a response).
+
+A section's description is its prose up to its first subsection, bold Request/Response
+paragraph or table: the paragraphs after its title (before or after the `rest_method`),
+admonitions (`note`, `warning`...) with their text as written, and version notes as Sphinx
+shows them ("New in version 2.26: ..."). Status-code lines are not prose: they are read as
+codes.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ _BOLD = re.compile(r"^\*\*([^*]+)\*\*:?$")
 _REQ_FILE = re.compile(r"(?:^|[-_.])req(?:uest)?s?(?:[-_.]|$)", re.IGNORECASE)
 _RESP_FILE = re.compile(r"(?:^|[-_.])resp(?:onse)?s?(?:[-_.]|$)", re.IGNORECASE)
 _DEPRECATED = re.compile(r"\(\s*deprecated\s*\)", re.IGNORECASE)
+_ADMONITIONS = frozenset({"note", "warning", "important", "caution", "attention", "danger",
+                          "tip", "hint", "admonition", "seealso"})
+_VERSION_NOTES = {"versionadded": "New in version", "versionchanged": "Changed in version",
+                  "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
 
 
 def classify(title: str) -> str | None:
@@ -59,6 +69,8 @@ class _Open:
     seen_added: bool = False  # a versionadded was met: later ones are never operation-wide
     bare_label: str | None = None  # "Error codes:" with the codes in the next paragraph
     action_hint: str | None = None
+    intro: bool = True  # before the first subsection, bold Request/Response or table
+    prose: list[str] = field(default_factory=list)
 
 
 def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
@@ -74,6 +86,8 @@ class _FileReader:
         self.bold: str | None = None
         self.open: _Open | None = None
         self.done: list[Section] = []
+        self.pending: list[str] = []  # prose since the last title, before any rest_method
+        self.quoted_until = 0  # the last line of an admonition whose text was taken whole
 
     def where(self, line: int) -> str:
         return f"{self.file.rel}:{line}"
@@ -93,6 +107,7 @@ class _FileReader:
             else:
                 if self.open is not None:
                     self.open.bare_label = None
+                self.describe_directive(block)
                 handler = handlers.get(block.name)
                 if handler is not None:
                     handler(block)
@@ -103,6 +118,9 @@ class _FileReader:
     def title(self, title: Title) -> None:
         if self.open is not None and title.level <= self.open.level:
             self.close()
+        if self.open is not None:
+            self.open.intro = False  # a subsection ("Request"): the description is over
+        self.pending = []
         self.stack = [t for t in self.stack if t.level < title.level] + [title]
         self.section_min = {k: v for k, v in self.section_min.items() if k < title.level}
         self.bold = None
@@ -156,7 +174,9 @@ class _FileReader:
         title = self.stack[-1] if self.stack else Title(self.file.rel, 0, block.line)
         self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
                           title=title.text, level=title.level, location=where,
-                          versions=versions, inferred=inferred, explicit_min=lo is not None)
+                          versions=versions, inferred=inferred, explicit_min=lo is not None,
+                          prose=self.pending)
+        self.pending = []
 
     def close(self) -> None:
         current, self.open = self.open, None
@@ -169,12 +189,13 @@ class _FileReader:
             inferred_versions=current.inferred,
             deprecated=bool(_DEPRECATED.search(current.title)), tables=tuple(tables),
             codes=tuple(current.codes), examples=tuple(current.examples),
-            action_hint=current.action_hint))
+            action_hint=current.action_hint, description="\n\n".join(current.prose)))
 
     def rest_parameters(self, block: Directive) -> None:
         current = self.open
         if current is None:
             return  # tables outside any operation (nova request-ids.inc): global headers
+        current.intro = False
         where = self.where(block.line)
         if not block.head:
             self.ctx.warn(where, "rest_parameters without a parameters file; table skipped")
@@ -347,8 +368,12 @@ class _FileReader:
             kind = classify(bold.group(1))
             if kind is not None:
                 self.bold = kind
+                if self.open is not None:
+                    self.open.intro = False
         current = self.open
         if current is None:
+            if prose.code_label(block.text) is None:
+                self.describe(block.text)
             return
         if current.bare_label is not None and prose.is_code_list(block.text):
             self.codes(current, current.bare_label, block.text, block.line)
@@ -357,6 +382,7 @@ class _FileReader:
         if current.action_hint is None:
             current.action_hint = prose.action_in_prose(block.text)
         if prose.code_label(block.text) is None:
+            self.describe(block.text)
             return
         for kind, text, start in prose.code_sections(block.text):
             line = block.line + block.text.count("\n", 0, start)
@@ -364,6 +390,28 @@ class _FileReader:
                 current.bare_label = kind
                 continue
             self.codes(current, kind, text, line)
+
+    # -- the description -----------------------------------------------------------------
+    def describe(self, text: str) -> None:
+        if not any(c.isalnum() for c in text):
+            return  # "|" spacer lines
+        if self.open is None:
+            self.pending.append(text)
+        elif self.open.intro:
+            self.open.prose.append(text)
+
+    def describe_directive(self, block: Directive) -> None:
+        if block.line <= self.quoted_until:
+            return  # inside an admonition already taken as written
+        body = [t for _, t in block.body]
+        if block.name in _ADMONITIONS:
+            self.describe("\n".join([block.head, *body]).strip())
+            self.quoted_until = block.body[-1][0] if block.body else block.line
+        elif block.name in _VERSION_NOTES:
+            version, _, rest = block.head.partition(" ")
+            text = "\n".join([rest, *body]).strip()
+            label = f"{_VERSION_NOTES[block.name]} {version}"
+            self.describe(f"{label}: {text}" if text else f"{label}.")
 
     def codes(self, current: _Open, kind: str, text: str, line: int) -> None:
         for mention in prose.codes_in(text):
