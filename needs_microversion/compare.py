@@ -308,7 +308,8 @@ class Comparer:
                 assert shown is not None
                 result = (_Rel("", "added" if sa is None else "removed", "",
                                old=sa and _summary(sa), new=sb and _summary(sb),
-                               old_at=sa and sa.location, new_at=sb and sb.location,
+                               old_at=sa.location if sa else None,
+                               new_at=sb.location if sb else None,
                                inferred=shown.inferred, origin=(key, "whole")),)
             else:
                 result = _shortest_per_origin(self._diff_schemas(sa, sb, va, vb, direction))
@@ -326,7 +327,8 @@ class Comparer:
 
     def _diff_own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
                   ) -> Iterable[_Rel]:
-        at = {"old_at": sa.location, "new_at": sb.location, "inferred": sa.inferred or sb.inferred}
+        at: dict[str, Any] = {"old_at": sa.location, "new_at": sb.location,
+                              "inferred": sa.inferred or sb.inferred}
         if self.old.max_version is not None:
             announced = sorted(v for v in mentioned_versions(_description(sb))
                                - mentioned_versions(_description(sa))
@@ -396,7 +398,7 @@ class Comparer:
                 yield _Rel(segment, "added" if a is None else "removed", "",
                            old=a and {**summary, "required": name in sa.required},
                            new=b and {**summary, "required": name in sb.required},
-                           old_at=a and a.schema, new_at=b and b.schema,
+                           old_at=a.schema if a else None, new_at=b.schema if b else None,
                            inferred=at["inferred"] or table.get(prop.schema).inferred,
                            free_form=free, since=_lo(sb.properties.get(name)))
                 continue
@@ -662,7 +664,7 @@ def _pair_branches(la: tuple[RawSchema, ...], lb: tuple[RawSchema, ...]
             pairs.append((a, match))
             rest_a.remove(a)
             rest_b.remove(match)
-    pairs.extend(zip(rest_a, rest_b))
+    pairs.extend(zip(rest_a, rest_b, strict=False))  # the unpaired are counted elsewhere
     return pairs
 
 
@@ -787,8 +789,8 @@ def _one_per_element(changes: Iterable[Change]) -> list[Change]:
                 labels = [c.detail or c.aspect for c in group]
                 change = replace(change, aspect="+".join(sorted({c.aspect for c in group})),
                                  detail=",".join(labels),
-                                 old={label: c.old for label, c in zip(labels, group)},
-                                 new={label: c.new for label, c in zip(labels, group)},
+                                 old={label: c.old for label, c in zip(labels, group, strict=True)},
+                                 new={label: c.new for label, c in zip(labels, group, strict=True)},
                                  inferred=any(c.inferred for c in group),
                                  evidence=group[0].evidence if all(
                                      c.evidence for c in group) else "")

@@ -133,9 +133,9 @@ class SchemaTable:
 
     def _normalise(self, raw: RawSchema) -> Schema:
         node = raw.node
-        if node is True or not isinstance(node, Mapping):
-            return _ANY(raw)
-        if node is False:
+        if node is False:  # the schema that accepts nothing
+            return replace(_ANY(raw), types=frozenset())
+        if not isinstance(node, Mapping):  # `true`, or nothing a schema can be
             return _ANY(raw)
         parts = [self._own(raw)]
         if isinstance(node.get("$ref"), str):  # $ref with siblings: the siblings narrow it
@@ -165,8 +165,6 @@ class SchemaTable:
         if "const" in node:
             enum_set = frozenset({canonical(node["const"])})
         constraints = {k: canonical(node[k]) for k in CONSTRAINT_KEYWORDS if k in node}
-        if node.get("exclusiveMinimum") is True or node.get("exclusiveMaximum") is True:
-            pass  # 3.0 booleans are kept as-is: a change of them is a change of the bound
         props: dict[str, Prop] = {}
         raw_props = node.get("properties")
         if isinstance(raw_props, Mapping):
@@ -213,7 +211,8 @@ class SchemaTable:
                 branches = node.get(kw)
                 if isinstance(branches, list):
                     base = RawSchema(raw.doc, branches, (*raw.pointer, kw))
-                    alternatives[kw] = tuple(self._child(base, i, b) for i, b in enumerate(branches))
+                    alternatives[kw] = tuple(self._child(base, i, b)
+                                             for i, b in enumerate(branches))
         for kw in SUBSCHEMA_KEYWORDS:
             if isinstance(node.get(kw), (Mapping, bool)) and not (
                     kw.startswith("unevaluated") and isinstance(node.get(kw), bool)):
@@ -249,8 +248,8 @@ def _validates(node: Any) -> bool:
 
 
 def _has_siblings(node: Mapping[str, Any]) -> bool:
-    return any(k != "$ref" and k not in _DOC_ONLY and not (k.startswith("x-") and k != "x-openstack")
-               for k in node)
+    return any(k != "$ref" and k not in _DOC_ONLY
+               and not (k.startswith("x-") and k != "x-openstack") for k in node)
 
 
 def _types(node: Mapping[str, Any]) -> frozenset[str] | None:
@@ -270,7 +269,7 @@ def _types(node: Mapping[str, Any]) -> frozenset[str] | None:
     return frozenset(types)
 
 
-def _ANY(raw: RawSchema) -> Schema:
+def _ANY(raw: RawSchema) -> Schema:  # noqa: N802 - reads as the constant it stands for
     return Schema(types=None, enum=None, constraints={}, properties={}, required=frozenset(),
                   items=None, additional=None, alternatives={}, subschemas={}, versions=ALL,
                   switch=None, read_only=False, write_only=False, inferred=False, location=raw)
@@ -278,11 +277,7 @@ def _ANY(raw: RawSchema) -> Schema:
 
 def _synthetic_all_of(first: RawSchema, second: RawSchema) -> RawSchema:
     # Both children must hold: compare them as one merged schema.
-    return RawSchema(first.doc, {"allOf": [_inline(first), _inline(second)]}, first.pointer)
-
-
-def _inline(raw: RawSchema) -> Any:
-    return raw.node
+    return RawSchema(first.doc, {"allOf": [first.node, second.node]}, first.pointer)
 
 
 def _merge(parts: list[Schema], raw: RawSchema) -> Schema:

@@ -357,7 +357,8 @@ class SnapshotBuilder:
             node = self.expect_mapping(node, node_pointer, f"response {code}")
             if self.swagger:
                 schema = self.raw_schema(node.get("schema"), (*node_pointer, "schema"), doc)
-                content = {_media(m): schema for m in produces} if schema is not None else {}
+                content: dict[str, RawSchema | None] = (
+                    {_media(m): schema for m in produces} if schema is not None else {})
             else:
                 content = self.content(node.get("content"), (*node_pointer, "content"), doc)
             headers: dict[str, Parameter] = {}
