@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
 from needs_microversion.schema import EXAMPLE_KEY, LOCATION_KEY, Prop, Schema, SchemaTable
@@ -46,7 +47,9 @@ class Change:
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
     evidence: str = ""  # what in the old document already showed the new behaviour
 
+    @cached_property
     def identity(self) -> tuple[Any, ...]:
+        """What makes two changes the same, wherever and at whichever version they were seen."""
         return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
                 self.media, self.detail, _canon(self.old), _canon(self.new))
 
@@ -131,13 +134,13 @@ class Comparer:
             below, above = self.samples(old_op, new_op)
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
-                    seen.setdefault(change.identity(), change)
+                    seen.setdefault(change.identity, change)
             for version in above:
                 # Above the old max, compare with what the old document says there too: it
                 # normally repeats its max, and a document ahead of itself is no change.
                 for change in self.diff_operation(old_op, new_op, version, version):
-                    if change.identity() not in seen:
-                        seen[change.identity()] = _gate(change, version)
+                    if change.identity not in seen:
+                        seen[change.identity] = _gate(change, version)
         return _one_per_element(_across_media_types(seen.values()))
 
     def unchanged(self, key: OpKey) -> bool:
@@ -431,7 +434,7 @@ class _OpContext:
         if raw is None:
             return None
         node = raw.node
-        if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
+        if isinstance(node, dict) and isinstance(node.get(LOCATION_KEY), str):
             return Location.parse(node[LOCATION_KEY], raw.doc)
         return Location(raw.doc.display, None, raw.pointer)
 
@@ -532,7 +535,7 @@ def _pointer_target(data: Any, ref: str) -> Any:
     node = data
     for part in ref[1:].split("/")[1:] if ref.startswith("#/") else []:
         part = unquote(part).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping):
+        if isinstance(node, dict):
             node = node.get(part, _MISSING)
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
@@ -582,8 +585,8 @@ def _example_agrees(old: Schema, new: Schema) -> str:
     """The old document's own example already had the new type (api-ref records what its
     example shows, `x-needs-microversion-example`): the table is being corrected."""
     node = old.location.node
-    example = node.get(EXAMPLE_KEY) if isinstance(node, Mapping) else None
-    shown = example.get("type") if isinstance(example, Mapping) else None
+    example = node.get(EXAMPLE_KEY) if isinstance(node, dict) else None
+    shown = example.get("type") if isinstance(example, dict) else None
     # A list: the examples disagree (["null", "string"]), as JSON Schema writes several types.
     types = {shown} if isinstance(shown, str) else set(shown) if isinstance(shown, list) else set()
     types |= {"number"} if "integer" in types else set()
@@ -596,7 +599,7 @@ def _example_agrees(old: Schema, new: Schema) -> str:
 
 def _description(schema: Schema) -> str:
     node = schema.location.node
-    text = node.get("description") if isinstance(node, Mapping) else None
+    text = node.get("description") if isinstance(node, dict) else None
     return text if isinstance(text, str) else ""
 
 
@@ -654,7 +657,7 @@ def _pair_branches(la: tuple[RawSchema, ...], lb: tuple[RawSchema, ...]
     """Pair alternatives: the same `$ref` first, then by position."""
     def ref(raw: RawSchema) -> str | None:
         node = raw.node
-        return node.get("$ref") if isinstance(node, Mapping) else None
+        return node.get("$ref") if isinstance(node, dict) else None
 
     pairs: list[tuple[RawSchema, RawSchema]] = []
     rest_a, rest_b = list(la), list(lb)
@@ -752,7 +755,7 @@ def _across_media_types(changes: Iterable[Change]) -> list[Change]:
     """One change for a difference every media type of a body shows (json, yaml, ...)."""
     groups: dict[tuple[Any, ...], list[Change]] = {}
     for change in changes:
-        key = change.identity()[:6] + change.identity()[7:] if change.media else (
+        key = change.identity[:6] + change.identity[7:] if change.media else (
             id(change),)
         groups.setdefault(key, []).append(change)
     merged = []

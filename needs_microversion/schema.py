@@ -43,7 +43,7 @@ def canonical(value: Any) -> str:
 def openstack_range(node: Mapping[str, Any]) -> VersionRange:
     """The `x-openstack` min/max microversion of a node (both spellings), ALL if none."""
     ext = node.get("x-openstack")
-    if not isinstance(ext, Mapping):
+    if not isinstance(ext, dict):
         return ALL
     lo = ext.get("min-ver", ext.get("min_ver"))
     hi = ext.get("max-ver", ext.get("max_ver"))
@@ -53,7 +53,7 @@ def openstack_range(node: Mapping[str, Any]) -> VersionRange:
 
 def is_container(node: Mapping[str, Any], kind: str) -> bool:
     ext = node.get("x-openstack")
-    return isinstance(ext, Mapping) and ext.get("discriminator") == kind and isinstance(
+    return isinstance(ext, dict) and ext.get("discriminator") == kind and isinstance(
         node.get("oneOf"), list)
 
 
@@ -91,7 +91,7 @@ class Schema:
             return True
         if isinstance(self.additional, RawSchema):
             node = self.additional.node
-            return isinstance(node, Mapping) and not any(
+            return isinstance(node, dict) and not any(
                 k for k in node if not k.startswith("x-") and k not in ("description", "title"))
         return self.additional is None and not self.properties and self.types == frozenset(
             {"object"})
@@ -113,7 +113,7 @@ class SchemaTable:
     def resolve(self, raw: RawSchema) -> RawSchema:
         """Follow `$ref` chains to the node that holds the schema."""
         node = raw.node
-        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and not _has_siblings(
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str) and not _has_siblings(
                 node):
             doc, target, pointer = self._resolver.resolve(node["$ref"], raw.doc)
             return RawSchema(doc, target, pointer)
@@ -135,7 +135,7 @@ class SchemaTable:
         node = raw.node
         if node is False:  # the schema that accepts nothing
             return replace(_ANY(raw), types=frozenset())
-        if not isinstance(node, Mapping):  # `true`, or nothing a schema can be
+        if not isinstance(node, dict):  # `true`, or nothing a schema can be
             return _ANY(raw)
         parts = [self._own(raw)]
         if isinstance(node.get("$ref"), str):  # $ref with siblings: the siblings narrow it
@@ -150,7 +150,7 @@ class SchemaTable:
             # Which schemas are composed is contract when both sides compose: removing a
             # validating branch drops a promise even if another branch repeats it today.
             branches = frozenset(
-                child.node["$ref"] if isinstance(child.node, Mapping) and "$ref" in child.node
+                child.node["$ref"] if isinstance(child.node, dict) and "$ref" in child.node
                 else f"inline {i}" for i, child in enumerate(children)
                 if _validates(self.resolve(child).node))
         merged = parts[0] if len(parts) == 1 else _merge(parts, raw)
@@ -167,13 +167,13 @@ class SchemaTable:
         constraints = {k: canonical(node[k]) for k in CONSTRAINT_KEYWORDS if k in node}
         props: dict[str, Prop] = {}
         raw_props = node.get("properties")
-        if isinstance(raw_props, Mapping):
+        if isinstance(raw_props, dict):
             base = RawSchema(raw.doc, raw_props, (*raw.pointer, "properties"))
             for name, sub in raw_props.items():
                 child = self._child(base, name, sub)
-                target = self.resolve(child).node if isinstance(sub, Mapping) else sub
-                flags = target if isinstance(target, Mapping) else {}
-                own = sub if isinstance(sub, Mapping) else {}
+                target = self.resolve(child).node if isinstance(sub, dict) else sub
+                flags = target if isinstance(target, dict) else {}
+                own = sub if isinstance(sub, dict) else {}
                 versions = openstack_range(own).intersect(openstack_range(flags))
                 props[str(name)] = Prop(child, versions,
                                         bool(own.get("readOnly") or flags.get("readOnly")),
@@ -181,7 +181,7 @@ class SchemaTable:
         required = node.get("required")
         req = frozenset(str(r) for r in required) if isinstance(required, list) else frozenset()
         items = node.get("items")
-        items_raw = self._child(raw, "items", items) if isinstance(items, (Mapping, bool)) else None
+        items_raw = self._child(raw, "items", items) if isinstance(items, (dict, bool)) else None
         subs: dict[str, RawSchema] = {}
         if isinstance(items, list):  # Swagger/3.0 tuple form
             for i, sub in enumerate(items):
@@ -191,7 +191,7 @@ class SchemaTable:
         add: bool | RawSchema | None
         if isinstance(additional, bool):
             add = additional
-        elif isinstance(additional, Mapping):
+        elif isinstance(additional, dict):
             add = self._child(raw, "additionalProperties", additional)
         else:
             add = None
@@ -202,8 +202,8 @@ class SchemaTable:
             base = RawSchema(raw.doc, variants, (*raw.pointer, "oneOf"))
             switch = tuple(
                 (openstack_range(self.resolve(self._child(base, i, v)).node
-                                 if isinstance(v, Mapping) else {})
-                 .intersect(openstack_range(v) if isinstance(v, Mapping) else ALL),
+                                 if isinstance(v, dict) else {})
+                 .intersect(openstack_range(v) if isinstance(v, dict) else ALL),
                  self._child(base, i, v))
                 for i, v in enumerate(variants))
         else:
@@ -214,14 +214,14 @@ class SchemaTable:
                     alternatives[kw] = tuple(self._child(base, i, b)
                                              for i, b in enumerate(branches))
         for kw in SUBSCHEMA_KEYWORDS:
-            if isinstance(node.get(kw), (Mapping, bool)) and not (
+            if isinstance(node.get(kw), (dict, bool)) and not (
                     kw.startswith("unevaluated") and isinstance(node.get(kw), bool)):
                 subs[f"{{{kw}}}"] = self._child(raw, kw, node[kw])
             elif kw.startswith("unevaluated") and isinstance(node.get(kw), bool):
                 constraints[kw] = canonical(node[kw])
         for kw in SUBSCHEMA_MAP_KEYWORDS:
             value = node.get(kw)
-            if isinstance(value, Mapping):
+            if isinstance(value, dict):
                 base = RawSchema(raw.doc, value, (*raw.pointer, kw))
                 for name, sub in value.items():
                     subs[f"{{{kw}:{name}}}"] = self._child(base, name, sub)
@@ -243,7 +243,7 @@ class SchemaTable:
 
 def _validates(node: Any) -> bool:
     """The schema constrains something (it is not only annotations)."""
-    return not isinstance(node, Mapping) or any(
+    return not isinstance(node, dict) or any(
         k not in _DOC_ONLY and not k.startswith("x-") for k in node)
 
 

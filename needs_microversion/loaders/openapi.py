@@ -53,7 +53,7 @@ class SnapshotBuilder:
         self.resolver = RefResolver(doc)
         self.schemas = SchemaTable(self.resolver)
         data = doc.data
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict):
             raise InputError("not an OpenAPI or Swagger document (the top level is not a mapping)",
                              doc.display)
         self.data: Mapping[str, Any] = data
@@ -62,14 +62,14 @@ class SnapshotBuilder:
 
     # -- helpers -------------------------------------------------------------------------
     def where(self, pointer: tuple[str, ...], node: Any = None) -> Location:
-        if isinstance(node, Mapping) and isinstance(node.get(LOCATION_KEY), str):
+        if isinstance(node, dict) and isinstance(node.get(LOCATION_KEY), str):
             return Location.parse(node[LOCATION_KEY], self.doc)
         return Location(self.doc.display, None, pointer)
 
     def deref(self, node: Any, pointer: tuple[str, ...], doc: Document | None = None
               ) -> tuple[Any, tuple[str, ...], Document]:
         doc = doc or self.doc
-        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
             target_doc, target, target_pointer = self.resolver.resolve(node["$ref"], doc)
             return target, target_pointer, target_doc
         return node, pointer, doc
@@ -77,7 +77,7 @@ class SnapshotBuilder:
     def expect_mapping(self, node: Any, pointer: tuple[str, ...], what: str) -> Mapping[str, Any]:
         if node is None:
             return {}
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             raise InputError(f"{what} must be a mapping, not {type(node).__name__}",
                              self.doc.display, line_of(self.doc, pointer))
         return node
@@ -123,7 +123,7 @@ class SnapshotBuilder:
 
     def max_version(self) -> Version | None:
         info = self.data.get("info")
-        version = info.get("version") if isinstance(info, Mapping) else None
+        version = info.get("version") if isinstance(info, dict) else None
         text = getattr(version, "source_text", version)
         if isinstance(text, str) and _X_Y.match(text.strip()):
             return parse_version(text)
@@ -216,18 +216,18 @@ class SnapshotBuilder:
                 continue
             resolved = self.schemas.resolve(raw)
             node = resolved.node
-            if not (isinstance(node, Mapping) and is_container(node, "action")):
+            if not (isinstance(node, dict) and is_container(node, "action")):
                 continue
             base = RawSchema(resolved.doc, node["oneOf"], (*resolved.pointer, "oneOf"))
             for i, variant in enumerate(node["oneOf"]):
                 child = RawSchema(base.doc, variant, (*base.pointer, str(i)))
                 target = self.schemas.resolve(child).node
-                ext = target.get("x-openstack") if isinstance(target, Mapping) else None
-                name = ext.get("action-name") if isinstance(ext, Mapping) else None
+                ext = target.get("x-openstack") if isinstance(target, dict) else None
+                name = ext.get("action-name") if isinstance(ext, dict) else None
                 if not isinstance(name, str):
                     name = _single_key(target) or f"#{i}"
-                rng = openstack_range(target) if isinstance(target, Mapping) else ALL
-                if isinstance(target, Mapping) and is_container(target, "microversion"):
+                rng = openstack_range(target) if isinstance(target, dict) else ALL
+                if isinstance(target, dict) and is_container(target, "microversion"):
                     rng = ALL  # its variants carry the ranges of the body, not of the action
                 yield name, {media: child}, rng
             return
@@ -282,16 +282,16 @@ class SnapshotBuilder:
             schema = self.raw_schema(node.get("schema"), (*node_pointer, "schema"), doc)
         elif "schema" in node:
             schema = self.raw_schema(node["schema"], (*node_pointer, "schema"), doc)
-        elif isinstance(node.get("content"), Mapping) and node["content"]:
+        elif isinstance(node.get("content"), dict) and node["content"]:
             media, media_obj = next(iter(node["content"].items()))
             serialization["content"] = str(media)
-            schema = self.raw_schema(media_obj.get("schema") if isinstance(media_obj, Mapping)
+            schema = self.raw_schema(media_obj.get("schema") if isinstance(media_obj, dict)
                                      else None, (*node_pointer, "content", str(media), "schema"),
                                      doc)
         else:  # Swagger 2.0: the parameter itself carries type/format/enum/items
             schema = RawSchema(doc, node, node_pointer)
         versions = openstack_range(node)
-        if schema is not None and isinstance(schema.node, Mapping):
+        if schema is not None and isinstance(schema.node, dict):
             versions = versions.intersect(openstack_range(self.schemas.resolve(schema).node))
         return Parameter(name=name, where=where, required=node.get("required") is True,
                          schema=schema, serialization=serialization, versions=versions,
@@ -303,7 +303,7 @@ class SnapshotBuilder:
                    ) -> RawSchema | None:
         if node is None:
             return None
-        if not isinstance(node, (Mapping, bool)):
+        if not isinstance(node, (dict, bool)):
             raise InputError("a schema must be a mapping", self.doc.display,
                              line_of(self.doc, pointer))
         return RawSchema(doc or self.doc, node, pointer)
@@ -432,6 +432,6 @@ def _media(media: Any) -> str:
 
 
 def _single_key(node: Any) -> str | None:
-    props = node.get("properties") if isinstance(node, Mapping) else None
-    return next(iter(props)) if isinstance(props, Mapping) and len(props) == 1 else None
+    props = node.get("properties") if isinstance(node, dict) else None
+    return next(iter(props)) if isinstance(props, dict) and len(props) == 1 else None
 
