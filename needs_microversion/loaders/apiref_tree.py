@@ -9,32 +9,20 @@ ever read; such names are refused with a warning.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from needs_microversion.loaders.apiref_docutils import read_with_docutils
 from needs_microversion.loaders.apiref_rst import Directive, RstDoc, read_rst
 
-_CACHE: OrderedDict[bytes, RstDoc] = OrderedDict()
-_CACHE_SIZE = 2048
-
-
+@lru_cache(maxsize=2048)
 def parse_cached(text: str) -> RstDoc:
     """Files identical in two trees (most of them) are scanned once per process."""
-    digest = hashlib.sha256(text.encode()).digest()
-    hit = _CACHE.get(digest)
-    if hit is not None:
-        _CACHE.move_to_end(digest)
-        return hit
     doc = read_rst(text)
     if doc.suspicious or doc.messages:
         doc = read_with_docutils(text)  # ambiguous RST: docutils has the last word
-    _CACHE[digest] = doc
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
     return doc
 
 

@@ -8,8 +8,7 @@ and remember the line of every top-level key for file:line locations.
 from __future__ import annotations
 
 import difflib
-import hashlib
-from collections import OrderedDict
+from functools import lru_cache
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,22 +44,10 @@ class YamlFile:
     error: tuple[int, str] | None  # (line, message) when the file is not YAML
 
 
-_CACHE: OrderedDict[bytes, YamlFile] = OrderedDict()
-_CACHE_SIZE = 64
-
-
+@lru_cache(maxsize=64)
 def load_yaml(text: str) -> YamlFile:
     """Parse once per distinct content (old and new trees often share parameters.yaml)."""
-    digest = hashlib.sha256(text.encode()).digest()
-    hit = _CACHE.get(digest)
-    if hit is not None:
-        _CACHE.move_to_end(digest)
-        return hit
-    result = _parse(text)
-    _CACHE[digest] = result
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return result
+    return _parse(text)
 
 
 def _parse(text: str) -> YamlFile:
