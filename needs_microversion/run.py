@@ -14,7 +14,7 @@ from needs_microversion.errors import InputError
 from needs_microversion.judge import Report, judge
 from needs_microversion.load import load_snapshot
 from needs_microversion.profiles import Profile, experimental_overrides, get_profile
-from needs_microversion.report import render
+from needs_microversion.report import check_format, render
 from needs_microversion.rules import get
 from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
 from needs_microversion.snapshot import Snapshot
@@ -52,6 +52,7 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
     Settings come from the command line, then the configuration (the service whose documents
     these are), then the profile; see docs/configuration.md.
     """
+    check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
     config = load_config(request.config)
     service = choose_service(config, request)
     profile = get_profile(request.profile or service.profile)

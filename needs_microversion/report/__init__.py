@@ -18,6 +18,11 @@ FORMATS = ("text", "json", "markdown", "github", "sarif", "junit", "auto")
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
+
+
 def render(report: Report, fmt: str, *, explain: bool = False, colour: bool | None = None
            ) -> str:
     """Render in one format; `colour=None` lets text decide from stdout and NO_COLOR."""
@@ -48,7 +53,8 @@ def render(report: Report, fmt: str, *, explain: bool = False, colour: bool | No
         from needs_microversion.report.junit import render_junit
 
         return render_junit(report)
-    raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
+    check_format(fmt)
+    raise AssertionError(f"format {fmt!r} is listed but has no renderer")
 
 
 def location(finding: Finding) -> Location | None:
