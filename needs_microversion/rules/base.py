@@ -15,7 +15,8 @@ REQUIRED, NOT_REQUIRED, BUG_FIX = "required", "not-required", "bug-fix"
 # nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
 NOVA_EXEMPT_CODES = frozenset({"400", "403", "404", "415"})
 # nova: "a new scheduler which adds a new attribute to os:scheduler_hints doesn't require one".
-DEFAULT_FREE_FORM = ("/os:scheduler_hints", "/OS-SCH-HNT:scheduler_hints")
+# `*` also matches the api-ref form, where the hints may be nested under /server.
+DEFAULT_FREE_FORM = ("*/os:scheduler_hints", "*/OS-SCH-HNT:scheduler_hints")
 
 
 @dataclass(frozen=True)
