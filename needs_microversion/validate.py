@@ -36,7 +36,9 @@ def problems(doc: Document) -> list[str]:
             line = line_of(doc, pointer)
             where = f"{doc.display}:{line}" if line else doc.display
             message = " ".join(str(error.message).split())
-            found.append(f"{where}: {message[:200]} (at /{'/'.join(pointer)})")
+            if len(message) > 160:  # jsonschema starts with the whole offending value
+                message = f"fails '{error.validator}' ({str(error.validator_value)[:80]})"
+            found.append(f"{where}: {message} (at /{'/'.join(pointer)})")
             if len(found) >= MAX_PROBLEMS:
                 break
     except Exception as exc:  # noqa: BLE001 - the validator's own failures are only warnings
