@@ -298,7 +298,7 @@ class Comparer:
             return cached
         if key in self._active:
             return ()  # a cycle: equal unless proven otherwise elsewhere on the way
-        if a is not None and b is not None and _same_node(a, b) and self.taint.clean(a.node):
+        if a is not None and b is not None and a.node == b.node and self.taint.clean(a.node):
             return ()
         self._active.add(key)
         try:
@@ -542,12 +542,6 @@ def _pointer_target(data: Any, ref: str) -> Any:
         else:
             return _MISSING
     return node
-
-
-def _same_node(a: RawSchema | None, b: RawSchema | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return bool(a.node == b.node)
 
 
 def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> Schema | None:

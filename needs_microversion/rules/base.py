@@ -52,7 +52,6 @@ class Finding:
 @dataclass(frozen=True)
 class Context:
     options: Options
-    changes: tuple[Change, ...] = ()
     # Operations where a documented 500/503 went away: their new 4xx codes are the fix.
     fixed_server_errors: frozenset[OpKey] = field(default=frozenset())
     old_max: Version | None = None
@@ -68,7 +67,7 @@ class Context:
         late = {element(c): c.since for c in changes
                 if c.since is not None and c.gated is None and old_max is not None
                 and FLOOR < c.since <= old_max}
-        return cls(options, changes, fixed, old_max, late)
+        return cls(options, fixed, old_max, late)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""
