@@ -2,12 +2,14 @@
 
 Beside each pair it measures the floor: python start-up plus reading and parsing both files
 with the fastest parser at hand (json for JSON, yaml.CSafeLoader for YAML).
-Run: python benchmarks/bench.py [--repeat N] [--validate]
+With --stages it also prints where the time goes (benchmarks/stages.py, in-process).
+Run: python benchmarks/bench.py [--repeat N] [--validate] [--stages]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -45,6 +47,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--validate", action="store_true", help="also time with validation")
+    parser.add_argument("--stages", action="store_true", help="print the time of each stage")
     args = parser.parse_args()
     if not BENCH.is_dir():
         print(f"no benchmark folder at {BENCH}")
@@ -59,7 +62,26 @@ def main() -> int:
         peak = _peak([*tool, old, new, "--format", "json", *options])
         print(f"{name + '/' + ext:<16}{floor:>9.3f}{wall:>9.3f}{wall / floor:>7.2f}"
               f"{peak:>9.0f}{code:>6}")
+    if args.stages:
+        print_stages(args.repeat)
     return 0
+
+
+def print_stages(repeat: int) -> None:
+    """The best of `repeat` runs of each stage, one fresh interpreter per run."""
+    script = str(Path(__file__).with_name("stages.py"))
+    names = ["imports", "parse", "index", "compare", "lines", "judge+render"]
+    print(f"\n{'pair':<16}" + "".join(f"{n:>13}" for n in names) + f"{'changes':>9}")
+    for name, ext in PAIRS:
+        old, new = str(BENCH / name / f"old.{ext}"), str(BENCH / name / f"new.{ext}")
+        runs = [json.loads(subprocess.run([sys.executable, script, old, new], check=True,
+                                          capture_output=True, text=True).stdout)
+                for _ in range(repeat)]
+        for run in runs:
+            run["index"] = run.pop("parse+index") - run["parse"]
+        best = {n: min(run[n] for run in runs) for n in names}
+        print(f"{name + '/' + ext:<16}" + "".join(f"{best[n]:>13.3f}" for n in names)
+              + f"{runs[0]['changes']:>9}")
 
 
 def _peak(argv: list[str]) -> float:

@@ -27,10 +27,15 @@ Locations (`x-needs-microversion-location`), file names relative to `source`:
 The text before the first space is always "file:line".
 
 Microversions come from parameter min_version/max_version, rest_method options, ranged
-section titles ("Response (microversions 1.20 - )"), ranged status codes ("200
-(microversions 2.0 - 2.100)") and versionadded/versionchanged notes; `info.version` is the
-highest of them. Bounds read from notes, nesting guessed from examples or wrappers, and
-allowed values read from descriptions carry `x-needs-microversion-inferred: true`.
+section titles ("Response (microversions 1.20 - )" for its tables; "Server tags
+(microversion 2.26)", "Start Migration (Since version 2.15)" for the operations in and
+below it), ranged status codes ("200 (microversions 2.0 - 2.100)"), versionadded/
+versionchanged notes, and sentences that say only that ("Added in API microversion 1.14."
+in a description, "This API is available starting with microversion 2.55." in an
+operation's or its group's prose: `apiref_availability`); `info.version` is the highest of
+them. Bounds read from notes, sentences and single-version titles, nesting guessed from
+examples or wrappers, and allowed values read from descriptions (literal lists, bullets,
+the first column of a table) carry `x-needs-microversion-inferred: true`.
 
 Operation `description`: the prose of the operation's section up to its first subsection,
 bold `**Request**`/`**Response**` paragraph or table (paragraphs before and after the
@@ -40,8 +45,9 @@ see a microversion the prose announces ("... prior microversion 2.31. Now ...").
 merged into one operation join their descriptions.
 
 Example evidence, written when a body's operation has example JSON of that kind
-(literalinclude of a file inside the tree; request examples for the request body, the others
-for the response bodies). Documentation, never contract:
+(literalinclude of a file inside the tree, only the part its `:lines:`, `:start-after:`...
+options show; request examples for the request body, the others for the response bodies).
+Documentation, never contract:
   x-needs-microversion-example-keys: true       on the body root (and on each variant root
                                                 of a ranged body): examples were read, so a
                                                 field without the key below is absent there

@@ -1,6 +1,6 @@
 """What reading one api-ref tree shares across its files: name resolution, the parameter,
-status and example files already read, the warnings, and every microversion written in a
-structured place (for `info.version`)."""
+status and example files already read, the warnings, and every microversion that bounds
+something (for `info.version`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from needs_microversion.loaders.apiref_include import Selection, select
 from needs_microversion.loaders.apiref_tree import Tree
 from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml
 from needs_microversion.versions import Version, parse_version
@@ -22,9 +23,10 @@ class Context:
 
     tree: Tree
     warnings: list[str] = field(default_factory=list)
-    versions: list[Version] = field(default_factory=list)  # every structured version seen
+    # every version that bounds something: structured ones, notes, availability sentences
+    versions: list[Version] = field(default_factory=list)
     yaml_files: dict[Path, YamlFile | None] = field(default_factory=dict)
-    examples: dict[Path, object] = field(default_factory=dict)
+    examples: dict[tuple[Path, Selection], object] = field(default_factory=dict)
     said: set[str] = field(default_factory=set)  # warnings already given once
     outside: list[str] = field(default_factory=list)  # example names outside the sandbox
 
@@ -63,11 +65,21 @@ class Context:
         self.yaml_files[path] = result
         return result
 
-    def example(self, path: Path, where: str) -> object:
-        if path not in self.examples:
+    def example(self, path: Path, where: str, selection: Selection | None = None) -> object:
+        """The JSON a literalinclude shows (None when it is not JSON), read once per file
+        and selection."""
+        selection = selection or Selection()
+        key = (path, selection)
+        if key not in self.examples:
             data: object = None
             text = self.tree.read_text(path, where) if path.suffix == ".json" and \
                 path.is_file() else None
+            if text is not None and not selection.whole:
+                selected = select(text, selection)
+                if selected.text is None:
+                    self.warn(where, f"example '{self.tree.rel(path)}': {selected.problem}; "
+                                     f"not used for nesting")
+                text = selected.text
             if text is not None and text.strip():
                 try:
                     data = json.loads(text)
@@ -77,5 +89,5 @@ class Context:
                     except ValueError:
                         self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
                                          f"({exc}); not used for nesting")
-            self.examples[path] = data
-        return self.examples[path]
+            self.examples[key] = data
+        return self.examples[key]

@@ -11,11 +11,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from needs_microversion.loaders.apiref_grid import first_column_values
 from needs_microversion.versions import Version, VersionRange, parse_version
 
-# "(microversions 1.0 - 1.19)", "(microversion 2.101 - )", "(v2.1 - 2.5)", "(2.0 - 2.100)".
-_RANGE = re.compile(r"\(\s*(?:micro)?(?:versions?)?\s*v?(\d+\.\d+)\s*-\s*(?:v?(\d+\.\d+))?\s*\)",
-                    re.IGNORECASE)
+# "(microversions 1.0 - 1.19)", "(microversion 2.101 - )", "(v2.1 - 2.5)", "(2.0 - 2.100)",
+# manila's "(versions 2.5 to 2.14)".
+_RANGE = re.compile(r"\(\s*(?:micro)?(?:versions?)?\s*v?(\d+\.\d+)\s*(?:-|\s+to\s+(?=v?\d))\s*"
+                    r"(?:v?(\d+\.\d+))?\s*\)", re.IGNORECASE)
 # "Normal response codes:", "Normal Response Codes:", "Normal response code:",
 # "Error response codes:", "Error codes:", "Error Response Codes:".
 _LABEL = re.compile(r"^\s*(normal|success(?:ful)?|error)\s+(?:response\s+|status\s+)?codes?\s*:",
@@ -141,6 +143,7 @@ def announces_addition(text: str) -> bool:
 #   "``ssh`` or ``x509``"                          (two literals joined by "or")
 #   "one of ``a``, ``b`` or ``c``", "one of: ..."  (an explicit "one of" list)
 #   "- ``ACTIVE``. The server is active."         (a bullet list of literals)
+#   a grid or simple table of values and meanings  (`apiref_grid`)
 _ONE_OF = re.compile(r"\b(?:one of|possible values are|valid values are|allowed values are|"
                      r"valid values:|allowed values:|possible values:|either)\s*:?\s*"
                      r"((?:``[^`]+``\s*(?:,|\bor\b|\band\b)?\s*)+)",
@@ -160,6 +163,9 @@ def allowed_values(description: str) -> list[str] | None:
     bullets = _BULLET_LITERAL.findall(description)
     if len(bullets) >= 2:
         return list(dict.fromkeys(b.strip() for b in bullets))
+    tabled = first_column_values(description)
+    if tabled:
+        return tabled
     pairs = _PAIR.findall(description)
     if len(pairs) == 1 and len(_LITERAL.findall(description)) == 2:
         return list(pairs[0])

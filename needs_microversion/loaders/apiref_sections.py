@@ -11,18 +11,27 @@ paragraph or table: the paragraphs after its title (before or after the `rest_me
 admonitions (`note`, `warning`...) with their text as written, and version notes as Sphinx
 shows them ("New in version 2.26: ..."). Status-code lines are not prose: they are read as
 codes.
+
+An operation's bounds: its `rest_method` options, narrowed by the version ranges of its own
+title and the titles above it ("Remote consoles (microversions 2.6 - 2.98)"); without a
+lower bound, an inferred one from a nameless `versionadded` or an availability sentence
+("This API is available starting with microversion 2.55.", `apiref_availability`) in its
+description or in the prose of a section above it, before its first operation.
 """
 
 from __future__ import annotations
 
 import http
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from needs_microversion.loaders import apiref_availability as availability
 from needs_microversion.loaders import apiref_prose as prose
 from needs_microversion.loaders.apiref_context import Context
+from needs_microversion.loaders.apiref_include import Selection, directive_options
 from needs_microversion.loaders.apiref_model import Code, Example, Row, Section, Table
 from needs_microversion.loaders.apiref_rst import Directive, Paragraph, Title
 from needs_microversion.loaders.apiref_tree import SourceFile
@@ -82,7 +91,9 @@ class _FileReader:
         self.file = file
         self.ctx = ctx
         self.stack: list[Title] = []
-        self.section_min: dict[int, Version] = {}  # title level -> nameless versionadded
+        # title level -> a nameless versionadded or an availability sentence above the
+        # operations of that section
+        self.section_min: dict[int, Version] = {}
         self.bold: str | None = None
         self.open: _Open | None = None
         self.done: list[Section] = []
@@ -168,15 +179,59 @@ class _FileReader:
         lo = self.ctx.version(options.get("min_version"), where, "min_version")
         hi = self.ctx.version(options.get("max_version"), where, "max_version")
         versions, inferred = VersionRange(lo, hi), False
-        if lo is None and self.section_min:
-            versions = VersionRange(max(self.section_min.values()), hi)
+        titled, titled_inferred = self.title_range()
+        if versions.intersect(titled).empty:
+            self.ctx.warn(where, f"rest_method versions ({versions}) lie outside the range its "
+                                 f"section titles give ({titled}); the titles are ignored")
+        elif titled != ALL:
+            versions, inferred = versions.intersect(titled), titled_inferred
+        explicit_min = versions.lo is not None
+        if versions.lo is None and self.section_min:
+            versions = VersionRange(max(self.section_min.values()), versions.hi)
             inferred = True
         title = self.stack[-1] if self.stack else Title(self.file.rel, 0, block.line)
         self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
                           title=title.text, level=title.level, location=where,
-                          versions=versions, inferred=inferred, explicit_min=lo is not None,
+                          versions=versions, inferred=inferred, explicit_min=explicit_min,
                           prose=self.pending)
         self.pending = []
+
+    def title_range(self) -> tuple[VersionRange, bool]:
+        """What the titles of the operation's section and of the sections around it say
+        about its versions (a group "Server tags (microversion 2.26)" holds operations of
+        2.26 on, as a ranged "Response (microversions 1.20 - )" title holds its table), and
+        whether that was inferred: a range is read as written, a single version
+        ("(Since version 2.15)") as the first one."""
+        versions, inferred = ALL, False
+        for title in self.stack:
+            found = prose.version_range(title.text)
+            if found is None:
+                since = availability.title_since(title.text)
+                if since is None:
+                    continue
+                found, inferred = VersionRange(since, None), True
+            self.ctx.versions.extend(v for v in (found.lo, found.hi) if v is not None)
+            versions = versions.intersect(found)
+        return versions, inferred
+
+    def stated_since(self, text: str) -> None:
+        """A sentence of prose saying since when the open operation exists, or, before any
+        operation, every operation of the current section ("Traits API requests are
+        available starting from version 1.6." above placement's trait operations)."""
+        since = availability.operation_since(text)
+        current = self.open
+        if since is None:
+            return
+        if current is None:
+            if self.stack:
+                self.ctx.versions.append(since)
+                self.section_min.setdefault(self.stack[-1].level, since)
+            return
+        if current.intro and not current.explicit_min and \
+                not VersionRange(since, current.versions.hi).empty:
+            self.ctx.versions.append(since)
+            current.versions = VersionRange(since, current.versions.hi)
+            current.inferred = True
 
     def close(self) -> None:
         current, self.open = self.open, None
@@ -258,7 +313,30 @@ class _FileReader:
         def_where = f"{rel}:{definition.line}"
         lo = self.ctx.version(definition.fields.get("min_version"), def_where, "min_version")
         hi = self.ctx.version(definition.fields.get("max_version"), def_where, "max_version")
-        return Row(name, place, definition.fields, location, def_where, VersionRange(lo, hi))
+        versions = VersionRange(lo, hi)
+        stated = self.stated_range(definition.fields, versions) if place != "path" else None
+        if stated is not None:
+            return Row(name, place, definition.fields, location, def_where, stated,
+                       inferred_versions=True)
+        return Row(name, place, definition.fields, location, def_where, versions)
+
+    def stated_range(self, fields: Mapping[str, Any], versions: VersionRange
+                     ) -> VersionRange | None:
+        """The bounds a description's sentences give where the definition has no field for
+        them (`min_version: null` counts as a field: placement unsets a merged bound so),
+        or None when they add nothing."""
+        description = fields.get("description")
+        stated = availability.parameter_range(description) if isinstance(
+            description, str) else None
+        if stated is None:
+            return None
+        lo = stated.lo if stated.lo is not None and "min_version" not in fields else versions.lo
+        hi = stated.hi if stated.hi is not None and "max_version" not in fields else versions.hi
+        found = VersionRange(lo, hi)
+        if found == versions or found.empty:
+            return None
+        self.ctx.versions.extend(v for v in (lo, hi) if v is not None)
+        return found
 
     def open_url(self) -> str:
         return self.open.url.split("?", 1)[0] if self.open is not None else ""
@@ -310,7 +388,8 @@ class _FileReader:
         if path is None:
             self.ctx.outside.append(where)  # summarised once: nova points at ../../doc
             return
-        data = self.ctx.example(path, where)
+        selection = Selection.from_options(directive_options(block.body))
+        data = self.ctx.example(path, where, selection)
         if data is None:
             return
         kind = ("request" if _REQ_FILE.search(path.stem) else
@@ -374,6 +453,7 @@ class _FileReader:
         if current is None:
             if prose.code_label(block.text) is None:
                 self.describe(block.text)
+                self.stated_since(block.text)
             return
         if current.bare_label is not None and prose.is_code_list(block.text):
             self.codes(current, current.bare_label, block.text, block.line)
@@ -383,6 +463,7 @@ class _FileReader:
             current.action_hint = prose.action_in_prose(block.text)
         if prose.code_label(block.text) is None:
             self.describe(block.text)
+            self.stated_since(block.text)
             return
         for kind, text, start in prose.code_sections(block.text):
             line = block.line + block.text.count("\n", 0, start)
@@ -406,6 +487,7 @@ class _FileReader:
         body = [t for _, t in block.body]
         if block.name in _ADMONITIONS:
             self.describe("\n".join([block.head, *body]).strip())
+            self.stated_since("\n".join([block.head, *body]))
             self.quoted_until = block.body[-1][0] if block.body else block.line
         elif block.name in _VERSION_NOTES:
             version, _, rest = block.head.partition(" ")
