@@ -24,6 +24,15 @@ PARAM_AREAS = {"path": "path-parameter", "query": "query-parameter", "header": "
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What in the documents shows that a change corrects the document, not the API: the
+    catch-up finding it calls for and the sentence a reviewer reads."""
+
+    finding: str  # a finding id of rule catch-up
+    text: str
+
+
+@dataclass(frozen=True)
 class Change:
     """One difference in the user contract, before any rule judged it."""
 
@@ -45,7 +54,7 @@ class Change:
     free_form: bool = False  # a key added to / removed from a free-form object
     since: Version | None = None  # the new document says the element starts at this version
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
-    evidence: str = ""  # what in the old document already showed the new behaviour
+    evidence: Evidence | None = None  # what shows the document is only corrected
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:
@@ -71,11 +80,14 @@ class _Rel(NamedTuple):
     origin: tuple[Any, ...] = ()  # the schema pair where it arises, whatever the path to it
     since: Version | None = None
     delta: str = ""
-    evidence: str = ""
+    evidence: Evidence | None = None
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
-    return Comparer(old, new).changes()
+    # corrections reads Changes across operations, so it imports this module.
+    from needs_microversion.corrections import with_evidence
+
+    return with_evidence(Comparer(old, new).changes(), old, new)
 
 
 class Comparer:
@@ -179,7 +191,7 @@ class Comparer:
                                  new_location=b.location))
         return out
 
-    def method_corrected(self, key: OpKey) -> str:
+    def method_corrected(self, key: OpKey) -> Evidence | None:
         """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and the
         new one documents the same URL with another method: it described that request all
         along, under the wrong method."""
@@ -192,9 +204,10 @@ class Comparer:
         fixed = [k for k in news if k.method not in ("GET", "HEAD", "DELETE")
                  and k not in self.old.operations]
         if not (wrong and fixed):
-            return ""
-        return (f"the old document gave {wrong[0].key.method} a request body; the URL is "
-                f"now documented as {fixed[0].method}")
+            return None
+        return Evidence("method-corrected",
+                        f"the old document gave {wrong[0].key.method} a request body; the URL "
+                        f"is now documented as {fixed[0].method}")
 
     def diff_parameters(self, op: _OpContext, old: Mapping[tuple[str, str], Parameter],
                         new: Mapping[tuple[str, str], Parameter], va: Version, vb: Version,
@@ -302,8 +315,8 @@ class Comparer:
             return ()
         self._active.add(key)
         try:
-            sa = _at_version(self.old_table, a, va)
-            sb = _at_version(self.new_table, b, vb)
+            sa = schema_at(self.old_table, a, va)
+            sb = schema_at(self.new_table, b, vb)
             if sa is None and sb is None:
                 result: tuple[_Rel, ...] = ()
             elif sa is None or sb is None:
@@ -544,7 +557,7 @@ def _pointer_target(data: Any, ref: str) -> Any:
     return node
 
 
-def _at_version(table: SchemaTable, raw: RawSchema | None, version: Version) -> Schema | None:
+def schema_at(table: SchemaTable, raw: RawSchema | None, version: Version) -> Schema | None:
     """The schema visible at `version`: microversion containers pick their variant."""
     if raw is None:
         return None
@@ -575,7 +588,7 @@ def mentioned_versions(text: str) -> frozenset[Version]:
     return frozenset(found)
 
 
-def _example_agrees(old: Schema, new: Schema) -> str:
+def _example_agrees(old: Schema, new: Schema) -> Evidence | None:
     """The old document's own example already had the new type (api-ref records what its
     example shows, `x-needs-microversion-example`): the table is being corrected."""
     node = old.location.node
@@ -584,11 +597,11 @@ def _example_agrees(old: Schema, new: Schema) -> str:
     # A list: the examples disagree (["null", "string"]), as JSON Schema writes several types.
     types = {shown} if isinstance(shown, str) else set(shown) if isinstance(shown, list) else set()
     types |= {"number"} if "integer" in types else set()
-    if not types or new.types is None or (old.types and types & old.types):
-        return ""
-    if types & new.types:
-        return f"the old document's example already shows {'/'.join(sorted(types & new.types))}"
-    return ""
+    if not types or new.types is None or (old.types and types & old.types) \
+            or not types & new.types:
+        return None
+    return Evidence("matches-example", f"the old document's example already shows "
+                    f"{'/'.join(sorted(types & new.types))}; the table is corrected to match it")
 
 
 def _description(schema: Schema) -> str:
@@ -790,7 +803,7 @@ def _one_per_element(changes: Iterable[Change]) -> list[Change]:
                                  new={label: c.new for label, c in zip(labels, group, strict=True)},
                                  inferred=any(c.inferred for c in group),
                                  evidence=group[0].evidence if all(
-                                     c.evidence for c in group) else "")
+                                     c.evidence for c in group) else None)
         result.append(change)
     return result
 

@@ -5,12 +5,12 @@ openstack-formats.md section 4):
 
 | profile | 400/403/404/415 newly returned | free-form objects | other |
 | --- | --- | --- | --- |
-| nova | exempt (footnote f2) | `os:scheduler_hints` | follow-ups fold into an unreleased max |
+| nova | exempt (footnote f2) | `os:scheduler_hints` | follow-ups fold into an unreleased max; retired APIs answer 410 |
 | placement | need a microversion | - | - |
 | cinder | need a microversion | - | follow-ups fold into an unreleased max; no Retry-After note |
 | manila | need a microversion | - | changes to experimental APIs need none; no Retry-After note |
 | ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
-| generic | exempt | `os:scheduler_hints` | - |
+| generic | exempt | `os:scheduler_hints` | retired APIs answer 410 |
 
 `generic` is the profile when neither `--profile` nor the configuration names one, and it keeps
 the behaviour the tool had before profiles existed (footnote f2 on, `os:scheduler_hints`
@@ -24,6 +24,12 @@ Folding (`fold_into_unreleased_max`): cinder's contributor guide lets a follow-u
 a merged but unreleased microversion, and nova does the same in practice (2.102 grew over three
 commits). It needs to know what was released, so it applies only with `released-max` in the
 configuration: the comparison then treats the newest released microversion as the old maximum.
+
+Retiring an API (`retired_api_exemption`): nova removes an API at every microversion at once,
+documenting it under "Obsolete APIs" with 410 Gone (os-fixed-ips, os-networks, os-cells after
+nova-network was removed), without a microversion; a newly documented ungated 410 is that
+removal. The other projects write no such practice down, so their profiles judge a 410 like
+any other new code. `generic` follows nova, as it does for footnote f2.
 
 cinder and manila do not repeat nova's "removing an inapplicable Retry-After needs none" note:
 their profiles switch that exception of the `header` rule off.
@@ -53,16 +59,18 @@ class Profile:
     experimental_header: str | None = None  # operations documenting it may change freely
     fold_into_unreleased_max: bool = False
     inapplicable_header_exemption: bool = True  # nova's Retry-After-on-a-4xx note
+    retired_api_exemption: bool = False  # nova's obsolete APIs: 410 Gone at every version
 
 
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
-    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, fold_into_unreleased_max=True),
+    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, fold_into_unreleased_max=True,
+            retired_api_exemption=True),
     Profile("placement"),
     Profile("cinder", fold_into_unreleased_max=True, inapplicable_header_exemption=False),
     Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER,
             inapplicable_header_exemption=False),
     Profile("ironic", free_form_paths=IRONIC_FREE_FORM),
-    Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM),
+    Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True),
 )}
 DEFAULT_PROFILE = "generic"
 

@@ -127,6 +127,7 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
                          *(parse_claim(text) for text in request.silent_failures)),
         disabled=frozenset((*service.disabled, *request.disabled)),
         inapplicable_header_exemption=profile.inapplicable_header_exemption,
+        retired_api_exemption=profile.retired_api_exemption,
     )
 
 

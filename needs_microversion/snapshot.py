@@ -118,6 +118,9 @@ class Operations(Mapping[OpKey, Operation]):
             op = self._built[key] = self._factories[key]()
         return op
 
+    def __contains__(self, key: object) -> bool:
+        return key in self._factories  # without building it
+
     def __iter__(self) -> Iterator[OpKey]:
         return iter(self._factories)
 

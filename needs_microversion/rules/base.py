@@ -36,6 +36,7 @@ class Options:
     disabled: frozenset[str] = frozenset()
     documentation_catch_up: bool = False  # api-ref trees: see rule catch-up
     inapplicable_header_exemption: bool = True  # Retry-After removed from a 4xx: see header
+    retired_api_exemption: bool = True  # 410 Gone at every microversion: see status-code
 
 
 @dataclass(frozen=True)

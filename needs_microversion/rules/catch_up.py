@@ -15,7 +15,11 @@ class CatchUp(Rule):
         of that same entry; allowed values written down for the first time in prose where
         none were documented before; a type corrected to what the old document's own example
         already showed; a URL's method corrected where the old document gave a GET (HEAD,
-        DELETE) a request body, which such a request cannot carry.
+        DELETE) a request body, which such a request cannot carry. And changes that resolve
+        a contradiction inside the old document (`corrections.py`): an operation removed
+        whose route the old document also described another way, kept in the new one (one
+        dynamic path segment, `{component}` and `{ind_ident}@{component}`, is one route); a
+        detailed list (`GET /servers/detail`) given the envelope its list already had.
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -26,7 +30,9 @@ class CatchUp(Rule):
 
     Example
         cinder adds the missing `min_version: 3.1` to two upload-to-image parameters; nova's
-        flavor `sort_key` description starts listing the keys it accepts.
+        flavor `sort_key` description starts listing the keys it accepts; ironic drops a
+        second description of its indicator route; nova's detailed server list takes
+        `servers` instead of the `server` copied from the show operation.
 
     No microversion needed when
         Always, for these findings; but check that the code really behaved so since then.
@@ -40,18 +46,14 @@ class CatchUp(Rule):
     order = 3
     question = "Does the new document only catch up with what the API already does?"
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
-                   "method-corrected")
+                   "method-corrected", "url-still-documented", "envelope-matches-list")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
-        if change.evidence and change.area == "operation":
-            return self.finding("method-corrected", NOT_REQUIRED, change,
-                                f"{describe(change)}: {change.evidence}")
-        if change.evidence:
-            return self.finding("matches-example", NOT_REQUIRED, change,
-                                f"{describe(change)}: {change.evidence}; the table is "
-                                "corrected to match it")
+        if change.evidence is not None:
+            return self.finding(change.evidence.finding, NOT_REQUIRED, change,
+                                f"{describe(change)}: {change.evidence.text}")
         if change.aspect == "enum" and change.old is None and change.inferred:
             return self.finding("values-documented", NOT_REQUIRED, change,
                                 f"{describe(change)}: values documented for the first time "

@@ -22,19 +22,23 @@ class StatusCode(Rule):
 
     No microversion needed when
         A 400, 403, 404 or 415 is newly documented (nova footnote f2: validation, policy,
-        missing resources and content types can always produce them). A 500/503 fixed is
-        question 2.
+        missing resources and content types can always produce them). A 410 Gone newly
+        documented at every microversion retires the API: nova removes an obsolete API at
+        all versions at once (os-fixed-ips, os-networks after nova-network went) and moves
+        it to "Obsolete APIs"; that is a removal under the deprecation policy, which the
+        report names, not a microversion. A 500/503 fixed is question 2.
 
     Options
         `--no-exempt-error-codes` turns the f2 exemption off (cinder and manila have none);
         `exempt-error-codes` in the configuration lists the codes; profiles cinder and manila
-        have none.
+        have none. Only profiles nova and generic know the retired-API exemption.
     """
 
     id = "status-code"
     order = 5
     question = "Are we changing what status code is returned?"
-    finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt")
+    finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt",
+                   "api-retired")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area != "status-code":
@@ -43,5 +47,11 @@ class StatusCode(Rule):
             return self.finding("error-code-exempt", NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.status} may always be returned "
                                 "(footnote f2)")
+        if (change.kind == "added" and change.status == "410" and change.gated is None
+                and context.options.retired_api_exemption):
+            return self.finding("api-retired", NOT_REQUIRED, change,
+                                f"{describe(change)}: the API is retired at every "
+                                "microversion (410 Gone); review it as a removal under the "
+                                "deprecation policy")
         finding = "status-code-added" if change.kind == "added" else "status-code-removed"
         return self.finding(finding, REQUIRED, change, describe(change))

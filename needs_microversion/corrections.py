@@ -1,0 +1,100 @@
+"""Evidence across operations that a change corrects the document, not the API.
+
+Some documents contradict themselves, and the new one resolves the contradiction; the
+change then describes the API as it always was. Each finder here looks at one operation's
+change beside the other operations of the two documents, and attaches the `Evidence` that
+rule catch-up judges (api-ref trees; off for OpenAPI documents, which are generated from the
+code). Changes that sit behind a new microversion are left alone: they are the new
+microversion's content, not a correction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from needs_microversion.compare import Change, Evidence, schema_at
+from needs_microversion.snapshot import OpKey, Snapshot
+from needs_microversion.versions import FLOOR, Version
+
+_DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
+
+
+def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
+    out = []
+    for change in changes:
+        if change.evidence is None and change.gated is None:
+            evidence = url_still_documented(change, old, new) or envelope_of_list(
+                change, old, new)
+            if evidence is not None:
+                change = replace(change, evidence=evidence)
+        out.append(change)
+    return out
+
+
+def route(shape: str) -> str:
+    """The route a router matches: any segment with a placeholder (`{}`, `{}@{}`) is one
+    dynamic segment, so `/indicators/{}` and `/indicators/{}@{}` are served by one route."""
+    return _DYNAMIC.sub("{}", shape)
+
+
+def url_still_documented(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:
+    """An operation removed while the old document described the same route a second way
+    (same method, a placeholder segment written `{component}` there and
+    `{ind_ident}@{component}` here) that the new document keeps. One handler serves one
+    dynamic segment, so the URL is still there: the old document contradicted itself and
+    the new one keeps one of its two descriptions."""
+    if change.area != "operation" or change.kind != "removed":
+        return None
+    key = change.op_key
+    twins = sorted(k for k in old.operations if k in new.operations and k.shape != key.shape
+                   and (k.method, k.action, route(k.shape)) == (key.method, key.action,
+                                                               route(key.shape)))
+    if not twins:
+        return None
+    kept = new.operations[twins[0]].display
+    return Evidence("url-still-documented",
+                    f"the old document also described this route as {kept}, which the new "
+                    "one keeps: one dynamic segment is one route, so the URL is still served "
+                    "and only one of its two descriptions is removed; check the code answers "
+                    "both forms alike")
+
+
+def envelope_of_list(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:
+    """A detailed list (`GET /servers/detail`) whose top-level response keys become exactly
+    those its list (`GET /servers`) already had in the old document. OpenStack's detailed
+    lists return their list's envelope with more attributes per item, so the old document
+    had the envelope wrong (a `server` object copied from the show operation)."""
+    if change.area != "response-body" or change.kind == "changed" \
+            or change.pointer.count("/") != 1 or change.op_key.method != "GET" \
+            or not change.op_key.shape.endswith("/detail"):
+        return None
+    detail = change.op_key
+    listing = OpKey("GET", detail.shape.removesuffix("/detail") or "/", detail.action)
+    version = old.max_version or FLOOR
+    media = (change.media or "").split(", ")[0]
+    envelope = _top_keys(old, listing, change.status, media, version)
+    if envelope is None or envelope != _top_keys(new, listing, change.status, media, version) \
+            or envelope != _top_keys(new, detail, change.status, media, version) \
+            or envelope == _top_keys(old, detail, change.status, media, version):
+        return None
+    return Evidence("envelope-matches-list",
+                    f"{old.operations[listing].display} lists the same collection and "
+                    f"already documented its envelope ({', '.join(sorted(envelope))}); a "
+                    "detailed list has its list's envelope, so the table's envelope is "
+                    "corrected")
+
+
+def _top_keys(snapshot: Snapshot, key: OpKey, status: str | None, media: str,
+              version: Version) -> frozenset[str] | None:
+    """The top-level attributes of an operation's response body at one version."""
+    op = snapshot.operations.get(key)
+    response = op.responses.get(status or "") if op is not None else None
+    if response is None or not response.versions.contains(version):
+        return None
+    schema = schema_at(snapshot.schemas, response.content.get(media), version)
+    if schema is None:
+        return None
+    return frozenset(name for name, prop in schema.properties.items()
+                     if prop.versions.contains(version))
