@@ -5,12 +5,12 @@ openstack-formats.md section 4):
 
 | profile | 400/403/404/415 newly returned | free-form objects | other |
 | --- | --- | --- | --- |
-| nova | exempt (footnote f2) | `os:scheduler_hints` | follow-ups fold into an unreleased max; retired APIs answer 410 |
+| nova | exempt (footnote f2) | `os:scheduler_hints` | unreleased-max folding; 410 retires |
 | placement | need a microversion | - | - |
 | cinder | need a microversion | - | follow-ups fold into an unreleased max; no Retry-After note |
 | manila | need a microversion | - | changes to experimental APIs need none; no Retry-After note |
 | ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
-| generic | exempt | `os:scheduler_hints` | retired APIs answer 410 |
+| generic | exempt | `os:scheduler_hints` | 410 retires an API |
 
 `generic` is the profile when neither `--profile` nor the configuration names one, and it keeps
 the behaviour the tool had before profiles existed (footnote f2 on, `os:scheduler_hints`

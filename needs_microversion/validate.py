@@ -18,6 +18,7 @@ def problems(doc: Document) -> list[str]:
     from openapi_spec_validator.validation import validators
 
     data: Any = doc.data
+    base: Any  # the three validator classes share no declared base
     if "swagger" in data:
         base = validators.OpenAPIV2SpecValidator
     elif str(data.get("openapi", "")).startswith("3.1"):

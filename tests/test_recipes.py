@@ -22,7 +22,7 @@ _SHELL_STOP = {">", ">>", "|", "||", "&&", ";", "2>&1"}
 
 def sections() -> dict[str, str]:
     parts = re.split(r"^## (.+)$", RECIPES.read_text(), flags=re.MULTILINE)
-    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2])}
+    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2], strict=False)}
 
 
 def blocks(text: str) -> list[tuple[str, str]]:

@@ -52,21 +52,13 @@ def directive_options(body: Iterable[tuple[int, str]]) -> dict[str, str]:
 
 
 def select(text: str, selection: Selection) -> Selected:
-    lines = text.splitlines(keepends=True)
-    start = selection.start_at or selection.start_after
-    if start:
-        at = next((i for i, line in enumerate(lines) if start in line), None)
-        if at is None:
-            name = "start-at" if selection.start_at else "start-after"
-            return Selected(None, f"{name} {start!r} not found")
-        lines = lines[at if selection.start_at else at + 1:]
-    end = selection.end_at or selection.end_before
-    if end:
-        at = next((i for i, line in enumerate(lines) if end in line), None)
-        if at is None:
-            name = "end-at" if selection.end_at else "end-before"
-            return Selected(None, f"{name} {end!r} not found")
-        lines = lines[:at + 1 if selection.end_at else at]
+    lines: list[str] | str = text.splitlines(keepends=True)
+    if isinstance(lines, list) and (selection.start_at or selection.start_after):
+        lines = _cut(lines, selection.start_at, selection.start_after, keep_after=True)
+    if isinstance(lines, list) and (selection.end_at or selection.end_before):
+        lines = _cut(lines, selection.end_at, selection.end_before, keep_after=False)
+    if isinstance(lines, str):
+        return Selected(None, lines)
     if selection.lines:
         numbers = _line_numbers(selection.lines, len(lines))
         if numbers is None:
@@ -75,6 +67,21 @@ def select(text: str, selection: Selection) -> Selected:
         if not lines:
             return Selected(None, f"line spec {selection.lines!r} selects no lines")
     return Selected("".join(lines))
+
+
+def _cut(lines: list[str], at: str | None, beside: str | None, *, keep_after: bool
+         ) -> list[str] | str:
+    """The lines after (or before) the first holding the marker, with that line when the
+    option is `-at`, without it for `-after`/`-before`; a problem text when it is missing."""
+    marker = at or beside or ""
+    found = next((i for i, line in enumerate(lines) if marker in line), None)
+    if found is None:
+        option = ("start" if keep_after else "end") + ("-at" if at else
+                                                         "-after" if keep_after else "-before")
+        return f"{option} {marker!r} not found"
+    if keep_after:
+        return lines[found if at else found + 1:]
+    return lines[:found + 1 if at else found]
 
 
 def _line_numbers(spec: str, total: int) -> list[int] | None:
