@@ -6,6 +6,7 @@ Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Optional
@@ -167,11 +168,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"needs-microversion: error: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - only click's own signals are handled below
+    except Exception as exc:  # noqa: BLE001 - click's signals, then our own bugs
         code = _click_outcome(exc)
-        if code is None:
+        if code is not None:
+            return code
+        if os.environ.get("NEEDS_MICROVERSION_DEBUG"):
             raise
-        return code
+        # Python's own exit code for a crash is 1, which a CI job would read as "a
+        # microversion is needed": a bug gets a code of its own.
+        print(f"needs-microversion: internal error (a bug, please report it with the two "
+              f"documents; NEEDS_MICROVERSION_DEBUG=1 shows the traceback): "
+              f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 3
     return int(result) if isinstance(result, int) else 0
 
 

@@ -53,13 +53,18 @@ class RawSchema:
     pointer: tuple[str, ...]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class OpKey:
     """Method + path shape (+ action): `/servers/{id}` and `/servers/{server_id}/` are one URL."""
 
     method: str
     shape: str
     action: str | None = None
+
+    def __lt__(self, other: OpKey) -> bool:
+        # The URL without an action sorts before its actions (None is not comparable).
+        return (self.shape, self.method, self.action or "") < \
+            (other.shape, other.method, other.action or "")
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,18 @@ def test_usage_errors_exit_2(run_cli) -> None:
     code, _, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
                            "--format", "xml", "--no-validate")
     assert code == 2 and "unknown format" in err
+
+
+def test_a_bug_is_exit_3_and_one_line_not_a_traceback(run_cli, monkeypatch) -> None:
+    """Python exits 1 on a crash, which CI would read as "microversion needed"."""
+    import needs_microversion.run as run
+
+    def broken(*_: object) -> None:
+        raise TypeError("'<' not supported between instances of 'NoneType' and 'str'")
+
+    monkeypatch.delenv("NEEDS_MICROVERSION_DEBUG", raising=False)
+    monkeypatch.setattr(run, "compare", broken)
+    code, out, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                             "--no-validate")
+    assert (code, out) == (3, "")
+    assert len(err.strip().splitlines()) == 1 and "internal error" in err and "TypeError" in err
