@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
@@ -431,7 +431,9 @@ class Comparer:
             la, lb = sa.alternatives.get(keyword, ()), sb.alternatives.get(keyword, ())
             if len(la) != len(lb):
                 yield _Rel("", "changed", "composition", keyword, len(la), len(lb), **at)
-            for i, (a, b) in enumerate(_pair_branches(la, lb)):
+            pairs = _pair_branches(la, lb, lambda raw: self.old_table.get(raw).types,
+                                   lambda raw: self.new_table.get(raw).types)
+            for i, a, b in pairs:
                 segment = f"/{{{keyword}:{i}}}" if max(len(la), len(lb)) > 1 else ""
                 for rel in self.diff_schema(a, b, va, vb, direction):
                     yield _prefix(rel, segment)
@@ -659,23 +661,33 @@ def _schema_bounds(raw: RawSchema, table: SchemaTable, memo: dict[int, frozenset
     return memo[key]
 
 
-def _pair_branches(la: tuple[RawSchema, ...], lb: tuple[RawSchema, ...]
-                   ) -> list[tuple[RawSchema, RawSchema]]:
-    """Pair alternatives: the same `$ref` first, then by position."""
+def _pair_branches(la: tuple[RawSchema, ...], lb: tuple[RawSchema, ...],
+                   kind_a: Callable[[RawSchema], Any], kind_b: Callable[[RawSchema], Any]
+                   ) -> list[tuple[int, RawSchema, RawSchema]]:
+    """Pair alternatives as an author reorders them: the same `$ref`, then an equal schema,
+    then the same kind (its types), and only then by position. Each pair comes with its
+    position in the new document, which names it, as a reader of that document would."""
     def ref(raw: RawSchema) -> str | None:
         node = raw.node
         return node.get("$ref") if isinstance(node, dict) else None
 
+    stages: tuple[Callable[[RawSchema, RawSchema], bool], ...] = (
+        lambda a, b: ref(a) is not None and ref(a) == ref(b),
+        lambda a, b: a.node == b.node,
+        lambda a, b: kind_a(a) == kind_b(b),
+    )
     pairs: list[tuple[RawSchema, RawSchema]] = []
     rest_a, rest_b = list(la), list(lb)
-    for a in la:
-        match = next((b for b in rest_b if ref(a) is not None and ref(b) == ref(a)), None)
-        if match is not None:
-            pairs.append((a, match))
-            rest_a.remove(a)
-            rest_b.remove(match)
+    for same in stages:
+        for a in list(rest_a):
+            match = next((b for b in rest_b if same(a, b)), None)
+            if match is not None:
+                pairs.append((a, match))
+                rest_a.remove(a)
+                rest_b.remove(match)
     pairs.extend(zip(rest_a, rest_b, strict=False))  # the unpaired are counted elsewhere
-    return pairs
+    position = {id(b): i for i, b in enumerate(lb)}
+    return sorted((position[id(b)], a, b) for a, b in pairs)
 
 
 def _enum_rels(old: frozenset[str] | None, new: frozenset[str] | None, at: dict[str, Any]

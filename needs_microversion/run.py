@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 from needs_microversion.bookkeeping import bookkeeping, read_version_file
 from needs_microversion.compare import compare, with_lines
@@ -53,6 +54,9 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
     these are), then the profile; see docs/configuration.md.
     """
     check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
+    if request.strict and not request.validate:
+        raise InputError("--strict turns validation problems into errors: it cannot go with "
+                         "--no-validate")
     config = load_config(request.config)
     service = choose_service(config, request)
     profile = get_profile(request.profile or service.profile)
@@ -81,9 +85,41 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
             old_text, new_text, report, changed, profile=profile.name,
             version_file=service.version_file, released_max=service.released_max,
             fold=profile.fold_into_unreleased_max))
-    report = replace(report, notes=(*notes, *report.notes))
+    report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
+                     warnings=(*report.warnings, *_unknown_claims(options, old, new)))
     return render(report, request.fmt, explain=request.explain), list(report.warnings), \
         report.exit_code
+
+
+def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]:
+    """A Q1 claim naming no operation of either document is a typo that would go unseen."""
+    known = {(k.method, k.shape) for snapshot in (old, new) for k in snapshot.operations}
+    return [f"--silent-failure: neither document has an operation {claim.text}; the claim "
+            f"applies to nothing" for claim in options.silent_failures
+            if (claim.operation.method, claim.operation.shape) not in known]
+
+
+def _base_path_notes(old: Snapshot, new: Snapshot) -> list[str]:
+    """Paths are compared below the base path (`servers` URLs, Swagger `basePath`): where
+    the API lives is the deployment's, but a moved base moves every URL, so say it."""
+    before, after = _base_paths(old), _base_paths(new)
+    if before == after or not (before and after):
+        return []
+    return [f"the base path changed ({', '.join(sorted(before))} -> "
+            f"{', '.join(sorted(after))}): every URL moves with it; paths are compared below it"]
+
+
+def _base_paths(snapshot: Snapshot) -> frozenset[str]:
+    data = snapshot.document.data
+    if not isinstance(data, dict):
+        return frozenset()
+    if isinstance(data.get("basePath"), str):
+        return frozenset({data["basePath"].rstrip("/") or "/"})
+    servers = data.get("servers")
+    urls = [s.get("url") for s in servers if isinstance(s, dict)] if isinstance(
+        servers, list) else []
+    paths = (urlsplit(u).path for u in urls if isinstance(u, str))
+    return frozenset(p.rstrip("/") or "/" for p in paths if "{" not in p)  # not templated
 
 
 def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:

@@ -468,3 +468,9 @@ def test_allowed_values_of_query_parameters() -> None:
     sort_key = parameters(operation(doc("basic"), "/servers", "get"))[("query", "sort_key")]
     assert sort_key["schema"]["enum"] == ["name", "created_at", "uuid"]
     assert sort_key[INFERRED] is True
+
+
+def test_a_folder_without_api_ref_files_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "openapi.yaml").write_text("openapi: 3.0.3\n")
+    with pytest.raises(InputError, match="no .inc or .rst files"):
+        load_apiref(tmp_path)

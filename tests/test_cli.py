@@ -88,3 +88,47 @@ def test_a_bug_is_exit_3_and_one_line_not_a_traceback(run_cli, monkeypatch) -> N
                              "--no-validate")
     assert (code, out) == (3, "")
     assert len(err.strip().splitlines()) == 1 and "internal error" in err and "TypeError" in err
+
+
+def test_strict_without_validation_is_a_usage_error(run_cli) -> None:
+    code, out, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                             "--strict", "--no-validate")
+    assert (code, out) == (2, "") and "--no-validate" in err
+
+
+def test_a_claim_on_no_operation_warns(run_cli) -> None:
+    code, out, err = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                             "--no-validate", "--format", "json",
+                             "--silent-failure", "GET /nope: a typo")
+    assert any("GET /nope" in w for w in json.loads(out)["warnings"])
+
+
+def _swagger(base: str, enum: str = "") -> str:
+    return (f'swagger: "2.0"\ninfo: {{title: t, version: "1"}}\nbasePath: {base}\n'
+            f"paths:\n  /x:\n    get:\n      parameters:\n"
+            f"        - {{name: q, in: query, type: string{enum}}}\n"
+            f"      responses: {{'200': {{description: ok}}}}\n")
+
+
+def test_a_moved_base_path_is_a_note(run_cli, tmp_path) -> None:
+    (tmp_path / "old.yaml").write_text(_swagger("/v2"))
+    (tmp_path / "new.yaml").write_text(_swagger("/v3/"))
+    code, out, _ = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
+                           "--no-validate", "--format", "json")
+    report = json.loads(out)
+    assert (code, report["changes"]) == (0, [])
+    assert report["notes"] == ["the base path changed (/v2 -> /v3): every URL moves with it; "
+                               "paths are compared below it"]
+
+
+def test_an_enum_dropped_reads_as_values_no_longer_restricted(run_cli, tmp_path) -> None:
+    (tmp_path / "old.yaml").write_text(_swagger("/v2", ", enum: [a, b]"))
+    (tmp_path / "new.yaml").write_text(_swagger("/v2"))
+    code, out, _ = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
+                           "--no-validate", "--format", "json")
+    messages = [c["message"] for c in json.loads(out)["changes"]]
+    assert code == 1 and any("no longer restricted (were ['a', 'b'])" in m for m in messages)
+    code, out, _ = run_cli("diff", str(tmp_path / "new.yaml"), str(tmp_path / "old.yaml"),
+                           "--no-validate", "--format", "json")
+    messages = [c["message"] for c in json.loads(out)["changes"]]
+    assert any("restricted to ['a', 'b'] (any before)" in m for m in messages)

@@ -91,6 +91,10 @@ def load_apiref(source: Path, *, display: str | None = None) -> ApiRefResult:
     if not source.is_dir():
         raise InputError("not an api-ref source folder", str(source))
     tree = open_tree(source)
+    if not tree.files and any(p.is_file() for p in source.rglob("*")):
+        # Files, but none api-ref could hold: not an API description (an empty folder
+        # is an empty tree: a service whose reference does not exist yet).
+        raise InputError("not an api-ref source folder (no .inc or .rst files)", str(source))
     ctx = Context(tree)
     sections: list[Section] = []
     for file in tree.files:
@@ -109,7 +113,7 @@ def load_apiref(source: Path, *, display: str | None = None) -> ApiRefResult:
     document = build_document(sections, title=display or str(source), version=max_version,
                               warn=warn)
     if not sections:
-        warn(str(source), "no rest_method sections found")
+        warn(str(source.resolve()), "no rest_method sections found")  # the tree itself
     # One definition used by many tables says the same thing many times: say it once.
     unique = dict.fromkeys([*tree.warnings, *ctx.warnings, *warnings])
     return ApiRefResult(document, tuple(unique), max_version)

@@ -120,6 +120,10 @@ def describe(change: Change) -> str:
     text = f"{where} {subject}".strip() if subject else where
     if change.area in ("response-body", "response-header", "response-media-type"):
         text += f" (status {change.status})" if change.status else ""
+    if change.aspect == "enum" and change.kind == "added" and change.new is None:
+        return f"{text}: allowed values no longer restricted (were {_short(change.old)})"
+    if change.aspect == "enum" and change.kind == "removed" and change.old is None:
+        return f"{text}: allowed values restricted to {_short(change.new)} (any before)"
     if change.kind == "added" and change.aspect == "enum":
         return f"{text}: allowed values added {_short(change.new)}"
     if change.kind == "removed" and change.aspect == "enum":
