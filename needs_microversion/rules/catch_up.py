@@ -54,7 +54,10 @@ class CatchUp(Rule):
         if change.evidence is not None:
             return self.finding(change.evidence.finding, NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.evidence.text}")
-        if change.aspect == "enum" and change.old is None and change.inferred:
+        # Gaining a list restricts the values: "removed", with no list before (values added
+        # to a list the old prose already gave are a change like any other).
+        if change.aspect == "enum" and change.kind == "removed" and change.old is None \
+                and change.inferred:
             return self.finding("values-documented", NOT_REQUIRED, change,
                                 f"{describe(change)}: values documented for the first time "
                                 "(read from prose); check the code already refused others")
