@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref_include import Selection, select
 from needs_microversion.loaders.apiref_tree import Tree
 from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml
@@ -58,9 +59,10 @@ class Context:
         elif text is not None:
             result = load_yaml(text)
             if result.error is not None:
+                # Every table naming it would lose its rows: the diff would invent removals.
                 line, message = result.error
-                self.warnings.append(f"{self.tree.rel(path)}:{line}: {message}")
-            elif not result.entries:
+                raise InputError(f"{what}: {message}", str(path), line)
+            if not result.entries:
                 self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
         self.yaml_files[path] = result
         return result
