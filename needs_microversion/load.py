@@ -12,8 +12,38 @@ from needs_microversion.loaders.openapi import load_openapi
 from needs_microversion.snapshot import Snapshot
 
 
-def load_snapshot(path: str, *, validate: bool = True, strict: bool = False) -> Snapshot:
-    """Load and normalise one side; validation problems are warnings unless strict."""
+MAJORS_KEY = "x-needs-microversion-majors"  # api-ref: the version prefixes kept in paths
+
+
+def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
+              ) -> tuple[Snapshot, Snapshot]:
+    """Both sides, their paths written alike.
+
+    An api-ref tree documenting several API versions keeps the version prefixes in its paths
+    (`/v2/volumes`, `/v3/volumes`), a tree of one version drops them. When only one side of a
+    pair has several (cinder removed its v2 reference), the other is read again keeping them,
+    or every operation of the remaining version would look removed and added.
+    """
+    a = load_snapshot(old, validate=validate, strict=strict)
+    b = load_snapshot(new, validate=validate, strict=strict)
+    if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
+        if _majors(a):
+            b = load_snapshot(new, keep_major=True)
+        else:
+            a = load_snapshot(old, keep_major=True)
+    return a, b
+
+
+def _majors(snapshot: Snapshot) -> bool:
+    info = snapshot.document.data.get("info") if isinstance(snapshot.document.data, dict) \
+        else None
+    return bool(isinstance(info, dict) and info.get(MAJORS_KEY))
+
+
+def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
+                  keep_major: bool | None = None) -> Snapshot:
+    """Load and normalise one side; validation problems are warnings unless strict.
+    `keep_major` (api-ref): keep version prefixes in paths; None decides by the tree."""
     target = Path(path)
     if ":" in path and not target.exists():
         # Git machinery is imported only for a name that is not a path but may be REV:PATH.
@@ -23,7 +53,7 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False) -> 
         if copy is not None:
             target = copy.local
     if target.is_dir():
-        return _load_apiref(target, path)
+        return _load_apiref(target, path, keep_major)
     doc = read_document(target, display=path)
     warnings: list[str] = []
     if validate:
@@ -36,10 +66,10 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False) -> 
     return _with_warnings(snapshot, warnings)
 
 
-def _load_apiref(directory: Path, display: str) -> Snapshot:
+def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:
     from needs_microversion.loaders.apiref import load_apiref
 
-    result = load_apiref(directory, display=display)
+    result = load_apiref(directory, display=display, keep_major=keep_major)
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
     # The loader names files from the tree's folder; name them from where the user is.

@@ -13,7 +13,7 @@ from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
 from needs_microversion.errors import InputError
 from needs_microversion.judge import Report, judge
-from needs_microversion.load import load_snapshot
+from needs_microversion.load import load_pair
 from needs_microversion.profiles import Profile, experimental_overrides, get_profile
 from needs_microversion.report import check_format, render
 from needs_microversion.rules import get
@@ -62,8 +62,8 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
     profile = get_profile(request.profile or service.profile)
     options = build_options(request, service)
     old_text, new_text = _version_file_texts(request, config, service)
-    old = load_snapshot(request.old, validate=request.validate, strict=request.strict)
-    new = load_snapshot(request.new, validate=request.validate, strict=request.strict)
+    old, new = load_pair(request.old, request.new, validate=request.validate,
+                         strict=request.strict)
     if old_text is not None and new_text is not None:  # the code's maxima, both sides known
         source = service.version_file or "version file"
         old_max = read_version_file(old_text, f"{source} (old)").max_version

@@ -480,3 +480,23 @@ def test_a_parameters_file_that_is_not_yaml_is_an_input_error() -> None:
     with pytest.raises(InputError, match=r"broken_yaml/parameters\.yaml:4: parameters file: "
                                          r"not valid YAML"):
         load_apiref(DATA / "broken_yaml")
+
+
+def test_a_version_folder_removed_keeps_the_others_paths(tmp_path: Path, run_cli) -> None:
+    """cinder dropped its v2 reference: the v3 operations must not move from `/v3/volumes`
+    (a tree of several versions keeps prefixes) to `/volumes` (a tree of one drops them)."""
+    import json
+    import shutil
+
+    source = DATA / "paths" / "api-ref" / "source"
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(source, old)
+    shutil.copytree(source, new)
+    shutil.rmtree(new / "v2")
+    index = new / "index.rst"
+    index.write_text(index.read_text().replace("    v2/index\n", ""))
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json")
+    changes = json.loads(out)["changes"]
+    assert code == 1 and changes
+    assert {c["id"] for c in changes} == {"operation-removed"}
+    assert all(c["operation"].split()[1].startswith("/v2/") for c in changes)

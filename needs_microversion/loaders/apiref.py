@@ -86,8 +86,10 @@ class ApiRefResult:
     max_version: str | None
 
 
-def load_apiref(source: Path, *, display: str | None = None) -> ApiRefResult:
-    """Read one api-ref source folder (or a sub-folder such as `v3/`)."""
+def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None
+                ) -> ApiRefResult:
+    """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
+    version prefixes in paths (None: only when the tree documents several versions)."""
     if not source.is_dir():
         raise InputError("not an api-ref source folder", str(source))
     tree = open_tree(source)
@@ -111,7 +113,7 @@ def load_apiref(source: Path, *, display: str | None = None) -> ApiRefResult:
         warnings.append(f"{where}: {message}")
 
     document = build_document(sections, title=display or str(source), version=max_version,
-                              warn=warn)
+                              warn=warn, keep_major=keep_major)
     if not sections:
         warn(str(source.resolve()), "no rest_method sections found")  # the tree itself
     # One definition used by many tables says the same thing many times: say it once.

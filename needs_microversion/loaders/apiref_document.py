@@ -55,15 +55,17 @@ class _Group:
 
 
 def build_document(sections: Sequence[Section], *, title: str, version: str | None,
-                   warn: Warn) -> dict[str, Any]:
-    keep_major = _several_majors(sections, warn)
+                   warn: Warn, keep_major: bool | None = None) -> dict[str, Any]:
+    if keep_major is None:
+        keep_major = _several_majors(sections, warn)
     paths: dict[str, dict[str, Any]] = {}
     for group in _groups(sections, keep_major, warn):
         key = f"{group.path}#{group.action}" if group.action else group.path
         paths.setdefault(key, {})[group.method.lower()] = _operation(group, warn)
-    return {"openapi": "3.1.0",
-            "info": {"title": title, "version": version or "unversioned"},
-            "paths": paths}
+    info: dict[str, Any] = {"title": title, "version": version or "unversioned"}
+    if keep_major:
+        info["x-needs-microversion-majors"] = True  # paths keep their version prefixes
+    return {"openapi": "3.1.0", "info": info, "paths": paths}
 
 
 # -- paths and grouping ---------------------------------------------------------------------
@@ -99,7 +101,7 @@ def _several_majors(sections: Sequence[Section], warn: Warn) -> bool:
     names = ", ".join(f"v{m}" for m in sorted(majors, key=int))
     warn(next(iter(majors.values())),
          f"this tree documents several API versions ({names}): version prefixes are kept in "
-         f"paths; load one version's folder to compare trees that write URLs differently")
+         f"paths (in the other tree of a diff too)")
     return True
 
 
