@@ -242,7 +242,8 @@ class Comparer:
                                      new_location=b.location))
             for rel in self.diff_schema(a.schema, b.schema, va, vb, "request"):
                 out.append(op.from_rel(where, rel, b.name, status=status,
-                                       inferred=a.inferred or b.inferred))
+                                       inferred=a.inferred or b.inferred,
+                                       owners=(a.location, b.location)))
         return out
 
     def announced(self, op: _OpContext, area: str, pointer: str, old_text: str, new_text: str,
@@ -445,12 +446,17 @@ class _OpContext:
     def __init__(self, comparer: Comparer, display: str, key: OpKey) -> None:
         self.comparer, self.display, self.key = comparer, display, key
 
-    def place(self, raw: RawSchema | None, snapshot: Snapshot) -> Location | None:
+    def place(self, raw: RawSchema | None, snapshot: Snapshot,
+              owner: Location | None = None) -> Location | None:
+        """Where a schema is written; in a document without text to look lines up in (an
+        api-ref tree), the place of what owns the schema (a parameter's row)."""
         if raw is None:
             return None
         node = raw.node
         if isinstance(node, dict) and isinstance(node.get(LOCATION_KEY), str):
             return Location.parse(node[LOCATION_KEY], raw.doc)
+        if owner is not None and not raw.doc.text:
+            return owner
         return Location(raw.doc.display, None, raw.pointer)
 
     def change(self, area: str, kind: str, aspect: str = "", **fields: Any) -> Change:
@@ -458,11 +464,13 @@ class _OpContext:
                       op_key=self.key, **fields)
 
     def from_rel(self, area: str, rel: _Rel, prefix: str, status: str | None = None,
-                 media: str | None = None, inferred: bool = False) -> Change:
+                 media: str | None = None, inferred: bool = False,
+                 owners: tuple[Location | None, Location | None] = (None, None)) -> Change:
         return self.change(area, rel.kind, rel.aspect, pointer=prefix + rel.pointer,
                            status=status, media=media, detail=rel.detail, old=rel.old,
-                           new=rel.new, old_location=self.place(rel.old_at, self.comparer.old),
-                           new_location=self.place(rel.new_at, self.comparer.new),
+                           new=rel.new,
+                           old_location=self.place(rel.old_at, self.comparer.old, owners[0]),
+                           new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
                            since=rel.since, delta=rel.delta, evidence=rel.evidence)
 

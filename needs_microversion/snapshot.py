@@ -27,21 +27,27 @@ class Location:
     file: str
     line: int | None = None
     pointer: tuple[str, ...] = ()
+    definition: str = ""  # "file:line" of the definition a table row names (api-ref)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}" if self.line else self.file
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where} ({self.definition})" if self.definition else where
 
     @classmethod
     def parse(cls, text: str, doc: Document) -> Location:
-        """Read the "file:line ..." form our own loaders write; an api-ref tree's files are
-        named from its folder, so the user can open them."""
-        match = re.match(r"([^:]*):(\d+)", text)
-        file, line = (match.group(1), int(match.group(2))) if match else (text.strip(), None)
+        """Read the "file:line (file:line)" form our own loaders write (a table row, then the
+        parameters.yaml entry it names); an api-ref tree's files are named from its folder,
+        so the user can open them."""
+        match = re.match(r"([^:]*):(\d+)(?:\s*\(([^()]+:\d+)\))?", text)
+        if not match:
+            return cls(text.strip() or doc.display)
+        file, line, definition = match.group(1), int(match.group(2)), match.group(3) or ""
         if not file:
             return cls(doc.display, line)
         if doc.format == "api-ref":
             file = posixpath.join(doc.display, file)
-        return cls(file, line)
+            definition = posixpath.join(doc.display, definition) if definition else ""
+        return cls(file, line, definition=definition)
 
 
 @dataclass(frozen=True, eq=False)

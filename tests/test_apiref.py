@@ -500,3 +500,22 @@ def test_a_version_folder_removed_keeps_the_others_paths(tmp_path: Path, run_cli
     assert code == 1 and changes
     assert {c["id"] for c in changes} == {"operation-removed"}
     assert all(c["operation"].split()[1].startswith("/v2/") for c in changes)
+
+
+def test_reports_name_the_row_and_the_definition(run_cli, tmp_path: Path) -> None:
+    """A type changed in parameters.yaml only: the report names both places."""
+    import json
+    import shutil
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(DATA / "basic", old)
+    shutil.copytree(DATA / "basic", new)
+    params = new / "parameters.yaml"
+    text = params.read_text()
+    start = text.index("limit:")
+    params.write_text(text[:start] + text[start:].replace("type: integer", "type: string", 1))
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json")
+    change = json.loads(out)["changes"][0]
+    assert code == 1 and change["pointer"] == "limit"
+    row, definition = change["new_location"].split(" (")
+    assert row.endswith("servers.inc:27") and definition.endswith("parameters.yaml:28)")
