@@ -13,7 +13,7 @@ from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref_include import Selection, select
 from needs_microversion.loaders.apiref_tree import Tree
 from needs_microversion.loaders.apiref_yaml import YamlFile, load_yaml
-from needs_microversion.versions import Version, parse_version
+from needs_microversion.versions import Version, VersionRange, parse_version
 
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
@@ -46,8 +46,13 @@ class Context:
         if parsed is None:
             self.warn_once(where, f"{what} {value!r} is not a microversion (X.Y); ignored")
             return None
-        self.versions.append(parsed)
+        # A last version implies the next: the element ends because the API went on.
+        self.versions.append(parsed.next() if what == "max_version" else parsed)
         return parsed
+
+    def saw(self, versions: VersionRange) -> None:
+        """A range written somewhere: its start and, past its end, the next version."""
+        self.versions.extend(versions.bounds())
 
     def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
         if path in self.yaml_files:

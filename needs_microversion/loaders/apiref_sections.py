@@ -155,9 +155,7 @@ class _FileReader:
         for title in self.inner_titles():
             found = prose.version_range(title.text)
             if found is not None:
-                for bound in (found.lo, found.hi):
-                    if bound is not None:
-                        self.ctx.versions.append(bound)
+                self.ctx.saw(found)
                 versions, ranged = versions.intersect(found), True
         return versions, ranged
 
@@ -210,7 +208,7 @@ class _FileReader:
                 if since is None:
                     continue
                 found, inferred = VersionRange(since, None), True
-            self.ctx.versions.extend(v for v in (found.lo, found.hi) if v is not None)
+            self.ctx.saw(found)
             versions = versions.intersect(found)
         return versions, inferred
 
@@ -335,7 +333,7 @@ class _FileReader:
         found = VersionRange(lo, hi)
         if found == versions or found.empty:
             return None
-        self.ctx.versions.extend(v for v in (lo, hi) if v is not None)
+        self.ctx.saw(found)
         return found
 
     def open_url(self) -> str:
@@ -497,9 +495,7 @@ class _FileReader:
 
     def codes(self, current: _Open, kind: str, text: str, line: int) -> None:
         for mention in prose.codes_in(text):
-            for bound in (mention.versions.lo, mention.versions.hi):
-                if bound is not None:
-                    self.ctx.versions.append(bound)
+            self.ctx.saw(mention.versions)
             description = mention.name or _phrase(mention.status)
             current.codes.append(Code(mention.status, mention.versions, description,
                                       self.where(line)))
