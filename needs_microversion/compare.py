@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 from needs_microversion.schema import EXAMPLE_KEY, LOCATION_KEY, Prop, Schema, SchemaTable
 from needs_microversion.snapshot import (
     Location, OpKey, Operation, Parameter, RawSchema, Response, Snapshot)
-from needs_microversion.versions import FLOOR, Version, parse_version
+from needs_microversion.versions import FLOOR, Version, VersionRange, parse_version
 
 PARAM_AREAS = {"path": "path-parameter", "query": "query-parameter", "header": "request-header",
                "cookie": "cookie-parameter"}
@@ -52,7 +52,9 @@ class Change:
     gated: Version | None = None
     inferred: bool = False
     free_form: bool = False  # a key added to / removed from a free-form object
-    since: Version | None = None  # the new document says the element starts at this version
+    # Where the new document says the difference starts: an element's first version, or the
+    # version after its last for one it ends (a released one means it documents late).
+    since: Version | None = None
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
     evidence: Evidence | None = None  # what shows the document is only corrected
 
@@ -100,20 +102,21 @@ class Comparer:
         self._active: set[tuple[Any, ...]] = set()
         self._bounds_old: dict[int, frozenset[Version]] = {}
         self._bounds_new: dict[int, frozenset[Version]] = {}
+        self.floor = _first_version(old, new)
 
     # -- versions ------------------------------------------------------------------------
     def samples(self, old_op: Operation | None, new_op: Operation | None
                 ) -> tuple[list[Version], list[Version]]:
         """Versions to compare at: (up to the old max, above it). One if nothing is versioned."""
         if not (self.old.bounds or self.new.bounds):
-            return [FLOOR], []
+            return [self.floor], []
         bounds = set(self.op_bounds(old_op, self.old_table, self._bounds_old))
         new_bounds = self.op_bounds(new_op, self.new_table, self._bounds_new)
         bounds |= new_bounds
         old_max = self.old.max_version
         if old_max is None:
-            return [FLOOR], sorted(b for b in new_bounds if b > FLOOR)
-        below = sorted({FLOOR, *(b for b in bounds if b <= old_max)})
+            return [self.floor], sorted(b for b in new_bounds if b > self.floor)
+        below = sorted({self.floor, *(b for b in bounds if self.floor < b <= old_max)})
         above = sorted(b for b in bounds if b > old_max)
         return below, above
 
@@ -173,7 +176,7 @@ class Comparer:
             kind = "added" if a is None else "removed"
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
-                              since=new_op.versions.lo if new_op is not None else None,
+                              since=self.since(new_op and new_op.versions, vb),
                               new=b and b.display,
                               evidence=self.method_corrected(shown.key))]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,
@@ -190,6 +193,15 @@ class Comparer:
                                  new=sorted(b.security), old_location=a.location,
                                  new_location=b.location))
         return out
+
+    def since(self, versions: VersionRange | None, version: Version) -> Version | None:
+        """Where the new document starts an element, or ends it when `version` lies past its
+        last version; None when it always existed."""
+        if versions is None:
+            return None
+        if versions.hi is not None and version > versions.hi:
+            return versions.hi.next()
+        return versions.lo if versions.lo is not None and versions.lo > self.floor else None
 
     def method_corrected(self, key: OpKey) -> Evidence | None:
         """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and the
@@ -214,7 +226,7 @@ class Comparer:
                         status: str | None = None, area: str | None = None) -> list[Change]:
         out: list[Change] = []
         for key in sorted(set(old) | set(new)):
-            since = new[key].versions.lo if key in new else None
+            since = self.since(new[key].versions if key in new else None, vb)
             a, b = _at(old.get(key), va), _at(new.get(key), vb)
             if a is None and b is None:
                 continue
@@ -287,7 +299,7 @@ class Comparer:
                        new: Mapping[str, Response], va: Version, vb: Version) -> list[Change]:
         out: list[Change] = []
         for status in sorted(set(old) | set(new)):
-            since = new[status].versions.lo if status in new else None
+            since = self.since(new[status].versions if status in new else None, vb)
             a, b = _at(old.get(status), va), _at(new.get(status), vb)
             if a is None and b is None:
                 continue
@@ -417,7 +429,9 @@ class Comparer:
                            new=b and {**summary, "required": name in sb.required},
                            old_at=a.schema if a else None, new_at=b.schema if b else None,
                            inferred=at["inferred"] or table.get(prop.schema).inferred,
-                           free_form=free, since=_lo(sb.properties.get(name)))
+                           free_form=free, since=self.since(
+                               sb.properties[name].versions if name in sb.properties else None,
+                               vb))
                 continue
             if (name in sa.required) != (name in sb.required):
                 yield _Rel(segment, "changed", "required", old=name in sa.required,
@@ -628,8 +642,12 @@ def _at(item: _Versioned | None, version: Version) -> _Versioned | None:
     return item if item is not None and item.versions.contains(version) else None
 
 
-def _lo(prop: Prop | None) -> Version | None:
-    return prop.versions.lo if prop is not None else None
+def _first_version(old: Snapshot, new: Snapshot) -> Version:
+    """The API's first version, X.0 of the major its documents use (nova 2.0, placement 1.0):
+    below it there is nothing to compare, and an element starting there always existed."""
+    known = [v for v in (old.max_version, new.max_version) if v is not None] or \
+        sorted(old.bounds | new.bounds)
+    return Version(min(v.major for v in known), 0) if known else FLOOR
 
 
 def _visible(schema: Schema, version: Version, direction: str) -> dict[str, Prop]:

@@ -33,7 +33,8 @@ below it), ranged status codes ("200 (microversions 2.0 - 2.100)"), versionadded
 versionchanged notes, and sentences that say only that ("Added in API microversion 1.14."
 in a description, "This API is available starting with microversion 2.55." in an
 operation's or its group's prose: `apiref_availability`); `info.version` is the highest of
-them, a last version (`max_version: 2.56`) counting as the next (the API went on to 2.57). Bounds read from notes, sentences and single-version titles, nesting guessed from
+them, a last version (`max_version: 2.56`) counting as the next (the API went on to 2.57).
+Bounds read from notes, sentences and single-version titles, nesting guessed from
 examples or wrappers, and allowed values read from descriptions (literal lists, bullets,
 the first column of a table) carry `x-needs-microversion-inferred: true`.
 
