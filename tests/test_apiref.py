@@ -58,7 +58,13 @@ def test_missing_folder_is_an_input_error(tmp_path: Path) -> None:
         load_apiref(tmp_path / "nope")
 
 
-def test_empty_folder_warns(tmp_path: Path) -> None:
+def test_an_empty_folder_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no .inc or .rst files"):
+        load_apiref(tmp_path)
+
+
+def test_a_tree_without_operations_warns(tmp_path: Path) -> None:
+    (tmp_path / "index.rst").write_text("=====\n API\n=====\n\nProse only.\n")
     result = load_apiref(tmp_path)
     assert result.document["paths"] == {} and result.max_version is None
     assert any("no rest_method" in w for w in result.warnings)

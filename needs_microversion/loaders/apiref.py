@@ -94,9 +94,7 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
     if not source.is_dir():
         raise InputError("not an api-ref source folder", str(source))
     tree = open_tree(source)
-    if not tree.files and any(p.is_file() for p in source.rglob("*")):
-        # Files, but none api-ref could hold: not an API description (an empty folder
-        # is an empty tree: a service whose reference does not exist yet).
+    if not tree.files:  # a wrong folder would otherwise read as an API with no operations
         raise InputError("not an api-ref source folder (no .inc or .rst files)", str(source))
     ctx = Context(tree)
     sections: list[Section] = []
