@@ -526,3 +526,16 @@ def test_reports_name_the_row_and_the_definition(run_cli, tmp_path: Path) -> Non
     assert code == 1 and change["pointer"] == "limit"
     row, definition = change["new_location"].split(" (")
     assert row.endswith("servers.inc:27") and definition.endswith("parameters.yaml:28)")
+
+
+def test_a_sub_folder_reads_what_it_includes_from_outside() -> None:
+    """cinder's `v3/index.rst` includes `../common/...`: Sphinx builds it into v3's pages."""
+    result = load_apiref(DATA / "paths" / "api-ref" / "source" / "v3")
+    assert "/shared" in result.document["paths"]
+
+
+def test_a_missing_include_warns(tmp_path: Path) -> None:
+    (tmp_path / "index.rst").write_text(".. include:: nowhere.inc\n")
+    result = load_apiref(tmp_path)
+    assert any("index.rst:1: included file 'nowhere.inc' not found" in w
+               for w in result.warnings)

@@ -88,6 +88,16 @@ def open_tree(source: Path) -> Tree:
             texts[resolved] = text
     docs = {path: parse_cached(text) for path, text in texts.items()}
     includes = {path: list(_includes(tree, path, doc)) for path, doc in docs.items()}
+    # Files included from outside the given folder (`v3/index.rst` including
+    # `../common/shared.inc`) belong to the tree as Sphinx builds it.
+    pending = [t for targets in includes.values() for t in targets if t not in docs]
+    while pending:
+        path = pending.pop()
+        text = None if path in docs else tree.read_text(path, tree.rel(path))
+        if text is not None:
+            texts[path], docs[path] = text, parse_cached(text)
+            includes[path] = list(_includes(tree, path, docs[path]))
+            pending.extend(t for t in includes[path] if t not in docs)
     order, base = _document_order(docs, includes)
     tree.files = [SourceFile(path, tree.rel(path), texts[path], docs[path], base[path])
                   for path in order]
@@ -104,7 +114,9 @@ def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
             if name.startswith("<"):
                 continue  # a docutils standard-library include: not part of the tree
             target = tree.resolve(name, path.parent, where)
-            if target is not None:
+            if target is not None and not target.is_file():
+                tree.warnings.append(f"{where}: included file '{name}' not found")
+            elif target is not None:
                 found.append(target)
     return found
 
