@@ -25,6 +25,8 @@ _PLACEHOLDER = re.compile(r"\{[^}/]*\}")
 _X_Y = re.compile(r"^\d+\.\d+$")
 # Header parameters that OpenAPI says are ignored (they are governed elsewhere).
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+# The media types a Swagger 2.0 form (`in: formData`) can be sent as.
+_FORM_MEDIA = ("multipart/form-data", "application/x-www-form-urlencoded")
 # Keys whose values are data, never schema structure: `$ref` inside them is not followed.
 _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
 # Keys whose children are names chosen by the author (a property called "example" is a name).
@@ -192,7 +194,9 @@ class SnapshotBuilder:
         security = self.security(raw_op)
         location = self.where(pointer, raw_op)
         shape = path_shape(path)
-        plain = {k: v for k, v in params.items() if k[0] != "body"}
+        # Swagger 2.0 body and form parameters are the request body (`request_body`), not
+        # parameters of the URL or headers.
+        plain = {k: v for k, v in params.items() if k[0] not in ("body", "formData")}
 
         def make(act: str | None, body: Mapping[str, RawSchema | None], rng: VersionRange
                  ) -> Operation:
@@ -255,6 +259,13 @@ class SnapshotBuilder:
                 else:
                     key = (param.where, param.name)
                 merged[key] = param  # operation-level entries override path-level ones
+        for i, name in enumerate(placeholders):
+            # A placeholder nobody declared is still part of the URL, and a URL segment is a
+            # string: declaring it later as a required string documents it, changes nothing.
+            merged.setdefault(("path", str(i)), Parameter(
+                name=name, where="path", required=True,
+                schema=RawSchema(self.doc, {"type": "string"}, pointer), serialization={},
+                versions=ALL, location=self.where(pointer, raw_op)))
         return merged
 
     def parameter(self, raw: Any, pointer: tuple[str, ...]) -> Parameter | None:
@@ -311,19 +322,14 @@ class SnapshotBuilder:
     def request_body(self, raw_op: Mapping[str, Any], params: Mapping[tuple[str, str], Parameter],
                      pointer: tuple[str, ...]) -> tuple[dict[str, RawSchema | None], bool]:
         if self.swagger:
-            consumes = raw_op.get("consumes") or self.data.get("consumes") or ["application/json"]
+            consumes = [_media(m) for m in raw_op.get("consumes") or self.data.get("consumes")
+                        or ["application/json"]]
             body = [p for k, p in params.items() if k[0] == "body"]
             form = [p for k, p in params.items() if k[0] == "formData"]
             if body:
-                return {str(m): body[0].schema for m in consumes}, body[0].required
+                return dict.fromkeys(consumes, body[0].schema), body[0].required
             if form:
-                schema = {"type": "object",
-                          "properties": {p.name: p.schema.node for p in form if p.schema},
-                          "required": sorted(p.name for p in form if p.required)}
-                media = [m for m in consumes if "form" in str(m)] or [
-                    "application/x-www-form-urlencoded"]
-                raw = RawSchema(self.doc, schema, (*pointer, "parameters"))
-                return {str(m): raw for m in media}, any(p.required for p in form)
+                return self.form_body(form, consumes, pointer)
             return {}, False
         request = raw_op.get("requestBody")
         if request is None:
@@ -332,6 +338,29 @@ class SnapshotBuilder:
         node = self.expect_mapping(node, node_pointer, "requestBody")
         return self.content(node.get("content"), (*node_pointer, "content"), doc), bool(
             node.get("required"))
+
+    def form_body(self, form: list[Parameter], consumes: list[str], pointer: tuple[str, ...]
+                  ) -> tuple[dict[str, RawSchema | None], bool]:
+        """Swagger 2.0 `in: formData` parameters: the fields of a form body, written as the
+        object schema OpenAPI 3 gives them, so that migrating the document changes nothing."""
+        fields = {p.name: self.form_field(p.schema) for p in form if p.schema is not None}
+        schema = {"type": "object", "properties": fields,
+                  "required": sorted(p.name for p in form if p.required)}
+        # Swagger allows only the two form media types here; `consumes` picks among them.
+        media = [m for m in consumes if m in _FORM_MEDIA]
+        if not media:  # consumes is left at a JSON default: files need multipart
+            binary = any(field.get("format") == "binary" for field in fields.values())
+            media = ["multipart/form-data" if binary else "application/x-www-form-urlencoded"]
+        raw = RawSchema(self.doc, schema, (*pointer, "parameters"))
+        return dict.fromkeys(media, raw), any(p.required for p in form)
+
+    def form_field(self, param: RawSchema) -> Mapping[str, Any]:
+        node = _form_field(param.node)
+        line = line_of(param.doc, param.pointer) if param.doc is self.doc else None
+        if line is None or LOCATION_KEY in node:
+            return node
+        # The form schema is made up, so its pointers name no text: point at the parameter.
+        return {**node, LOCATION_KEY: f":{line}"}
 
     def content(self, content: Any, pointer: tuple[str, ...], doc: Document
                 ) -> dict[str, RawSchema | None]:
@@ -429,6 +458,14 @@ def _text(*parts: Any) -> str:
 def _media(media: Any) -> str:
     # Parameters such as charset don't change the contract's shape.
     return str(media).split(";", 1)[0].strip().lower()
+
+
+def _form_field(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A formData parameter as a form field: Swagger's `type: file` is what OpenAPI 3 writes
+    `{type: string, format: binary}`; the parameter's other keys are schema keys or ignored."""
+    if node.get("type") != "file":
+        return node
+    return {**node, "type": "string", "format": "binary"}
 
 
 def _single_key(node: Any) -> str | None:
