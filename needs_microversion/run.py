@@ -102,8 +102,10 @@ def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]
 def _base_path_notes(old: Snapshot, new: Snapshot) -> list[str]:
     """Paths are compared below the base path (`servers` URLs, Swagger `basePath`): where
     the API lives is the deployment's, but a moved base moves every URL, so say it."""
+    if "api-ref" in (old.source, new.source):
+        return []  # an api-ref tree normalises its version prefixes itself
     before, after = _base_paths(old), _base_paths(new)
-    if before == after or not (before and after):
+    if before == after:
         return []
     return [f"the base path changed ({', '.join(sorted(before))} -> "
             f"{', '.join(sorted(after))}): every URL moves with it; paths are compared below it"]
@@ -119,7 +121,8 @@ def _base_paths(snapshot: Snapshot) -> frozenset[str]:
     urls = [s.get("url") for s in servers if isinstance(s, dict)] if isinstance(
         servers, list) else []
     paths = (urlsplit(u).path for u in urls if isinstance(u, str))
-    return frozenset(p.rstrip("/") or "/" for p in paths if "{" not in p)  # not templated
+    found = frozenset(p.rstrip("/") or "/" for p in paths if "{" not in p)  # not templated
+    return found or frozenset({"/"})  # no basePath, no servers: the API lives at the root
 
 
 def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
