@@ -176,7 +176,7 @@ class Comparer:
             kind = "added" if a is None else "removed"
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
-                              since=self.since(new_op and new_op.versions, vb),
+                              since=self.since(new_op.versions if new_op else None, vb),
                               new=b and b.display,
                               evidence=self.method_corrected(shown.key))]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,

@@ -25,6 +25,8 @@ _PLACEHOLDER = re.compile(r"\{[^}/]*\}")
 _X_Y = re.compile(r"^\d+\.\d+$")
 # Header parameters that OpenAPI says are ignored (they are governed elsewhere).
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+# Swagger 2.0 OAuth2 flow names, as OpenAPI 3 writes them.
+_SWAGGER_FLOWS = {"application": "clientCredentials", "accessCode": "authorizationCode"}
 # The media types a Swagger 2.0 form (`in: formData`) can be sent as.
 _FORM_MEDIA = ("multipart/form-data", "application/x-www-form-urlencoded")
 # Keys whose values are data, never schema structure: `$ref` inside them is not followed.
@@ -93,7 +95,11 @@ class SnapshotBuilder:
         # Action bodies split one operation into several: only documents that can say so
         # (x-openstack) are built eagerly; the others build an operation when it is compared.
         eager = self.source != "openapi" or "x-openstack" in self.doc.text
-        shared = tuple(self.data.get(k) for k in ("security", "consumes", "produces"))
+        # What every operation inherits: a change here is a change to all of them.
+        components = self.data.get("components")
+        schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+        shared = (*(self.data.get(k) for k in ("security", "consumes", "produces",
+                                                "securityDefinitions")), schemes)
         for path_key, item in paths.items():
             if not isinstance(path_key, str):
                 raise InputError(f"path key {path_key!r} is not a string", self.doc.display)
@@ -409,11 +415,50 @@ class SnapshotBuilder:
         return result
 
     def security(self, raw_op: Mapping[str, Any]) -> frozenset[str]:
-        """The alternatives that authorise the operation; none stated means none required."""
+        """The alternatives that authorise the operation, each as what a client must send
+        (`apiKey header x-auth-token`), not the scheme's name in this document: renaming a
+        scheme changes nothing, changing its header does. None stated means none required."""
         security = raw_op.get("security", self.data.get("security"))
         if not isinstance(security, list):
             return frozenset()
-        return frozenset(canonical(req) for req in security)
+        return frozenset(self.requirement(req) for req in security)
+
+    def requirement(self, req: Any) -> str:
+        if not isinstance(req, dict):
+            return canonical(req)
+        if not req:
+            return "anonymous"
+        parts = []
+        for name, scopes in req.items():
+            scheme = self.scheme(str(name))
+            scoped = sorted(map(str, scopes)) if isinstance(scopes, list) else []
+            parts.append(f"{scheme} scopes {', '.join(scoped)}" if scoped else scheme)
+        return " + ".join(sorted(parts))
+
+    def scheme(self, name: str) -> str:
+        """What a security scheme asks of a client (OpenAPI 3 and Swagger 2.0 alike)."""
+        schemes = (self.data.get("securityDefinitions") if self.swagger else
+                   (self.data.get("components") or {}).get("securitySchemes"))
+        node = schemes.get(name) if isinstance(schemes, dict) else None
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            node = self.deref(node, ("components", "securitySchemes", name))[0]
+        if not isinstance(node, dict):
+            return f"{name} (no such scheme)"
+        kind = str(node.get("type", ""))
+        if kind == "apiKey":
+            where = str(node.get("in", ""))
+            header = str(node.get("name", ""))
+            return f"apiKey {where} {header.lower() if where == 'header' else header}"
+        if kind in ("http", "basic"):  # Swagger's `basic` is OpenAPI 3's http basic
+            return f"http {str(node.get('scheme', 'basic')).lower()}"
+        if kind == "oauth2":
+            flows = node.get("flows")
+            names = sorted(flows) if isinstance(flows, dict) else [
+                _SWAGGER_FLOWS.get(str(node.get("flow")), str(node.get("flow")))]
+            return f"oauth2 {'/'.join(names)}"
+        if kind == "openIdConnect":
+            return f"openIdConnect {node.get('openIdConnectUrl', '')}"
+        return kind or canonical(node)
 
 
 def load_openapi(doc: Document, *, source: str = "openapi") -> Snapshot:

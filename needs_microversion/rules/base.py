@@ -137,9 +137,10 @@ def describe(change: Change) -> str:
                    f"{_short(change.new[label])}" for label in change.detail.split(",")]
         return f"{text}: " + "; ".join(clauses)
     aspect = change.detail if change.aspect == "constraint" else change.aspect
+    what = f"{text}: {aspect}" if aspect else text
     if change.delta:
-        return f"{text}: {aspect} changed at {change.delta}"
-    return f"{text}: {aspect} changed from {_short(change.old)} to {_short(change.new)}"
+        return f"{what} changed at {change.delta}"
+    return f"{what} changed from {_short(change.old)} to {_short(change.new)}"
 
 
 def _short(value: Any) -> str:
