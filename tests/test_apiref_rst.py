@@ -160,3 +160,10 @@ def test_the_loader_never_raises(tmp_path_factory: pytest.TempPathFactory,
     (source / "ex.json").write_text('{"a": {"b": 1}')
     result = load_apiref(source)
     assert isinstance(result.document["paths"], dict)
+
+
+def test_a_title_that_skips_a_level_goes_to_docutils() -> None:
+    """docutils (and Sphinx) refuse a new title style below a shallower title."""
+    doc = read_rst("Group\n=====\n\nOther\n-----\n\nShow\n====\n\nResponse\n~~~~~~~~\n")
+    assert doc.suspicious and doc.messages[0][0] == 10
+    assert not read_rst("A\n=\n\nB\n-\n\nC\n~\n\nD\n=\n\nE\n-\n").suspicious

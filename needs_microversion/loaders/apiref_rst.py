@@ -77,6 +77,7 @@ class _Scanner:
         self.blocks: list[Block] = []
         self.messages: list[tuple[int, str]] = []
         self.styles: list[tuple[str, bool]] = []
+        self.level = 0  # the section level of the last title
         self.suspicious = False
 
     def run(self) -> RstDoc:
@@ -133,9 +134,11 @@ class _Scanner:
                 title = self.title_at(i, stop)
                 if title is not None:
                     used, text, style = title
+                    self.check_level(style, i + 1)
                     if style not in self.styles:
                         self.styles.append(style)
-                    self.blocks.append(Title(text, self.styles.index(style) + 1,
+                    self.level = self.styles.index(style) + 1
+                    self.blocks.append(Title(text, self.level,
                                              i + 1 + (1 if style[1] else 0)))
                     i += used
                     continue
@@ -147,6 +150,16 @@ class _Scanner:
                 i = self.explicit(i, stop)
                 continue
             i = self.paragraph(i, stop, record=top)
+
+    def check_level(self, style: tuple[str, bool], line: int) -> None:
+        """docutils' rule: a title may go one level deeper than the last, never more; a new
+        style opens the next level only below the deepest one seen. Sphinx stops on it, and
+        the sections it builds differ from ours: docutils reads such a file."""
+        level = self.styles.index(style) + 1 if style in self.styles else len(self.styles) + 1
+        if level > self.level + 1:
+            self.messages.append((line, "Title level inconsistent (a title style skips a "
+                                        "level)"))
+            self.suspicious = True
 
     def explicit(self, i: int, stop: int) -> int:
         indent = self.indent(i)
