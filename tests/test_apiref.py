@@ -539,3 +539,16 @@ def test_a_missing_include_warns(tmp_path: Path) -> None:
     result = load_apiref(tmp_path)
     assert any("index.rst:1: included file 'nowhere.inc' not found" in w
                for w in result.warnings)
+
+
+def test_bounds_that_cross_and_missing_codes_warn(tmp_path: Path) -> None:
+    (tmp_path / "things.inc").write_text(
+        "Show Thing\n==========\n\n.. rest_method:: GET /things\n\n"
+        "Request\n-------\n\n.. rest_parameters:: parameters.yaml\n\n  - limit: limit\n")
+    (tmp_path / "parameters.yaml").write_text(
+        "limit:\n  in: query\n  required: false\n  type: integer\n"
+        "  min_version: 2.5\n  max_version: 2.3\n")
+    warnings = load_apiref(tmp_path).warnings
+    assert "parameters.yaml:1: min_version 2.5 is above max_version 2.3: visible at no " \
+           "microversion" in warnings
+    assert any(w.startswith("things.inc:4: no status codes documented") for w in warnings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,15 @@ class Context:
         # A last version implies the next: the element ends because the API went on.
         self.versions.append(parsed.next() if what == "max_version" else parsed)
         return parsed
+
+    def bounds(self, fields: Mapping[str, object], where: str) -> VersionRange:
+        """The min_version/max_version of a definition or rest_method."""
+        found = VersionRange(self.version(fields.get("min_version"), where, "min_version"),
+                             self.version(fields.get("max_version"), where, "max_version"))
+        if found.empty:
+            self.warn_once(where, f"min_version {found.lo} is above max_version {found.hi}: "
+                                  f"visible at no microversion")
+        return found
 
     def saw(self, versions: VersionRange) -> None:
         """A range written somewhere: its start and, past its end, the next version."""

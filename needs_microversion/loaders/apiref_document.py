@@ -353,6 +353,10 @@ def _responses(codes: Sequence[Code], body: Schema | None, headers: dict[str, An
         where = response_table.location if response_table else location
         warn(where, "response parameters but no success status code; documented as 200")
         merged[200] = Code(200, ALL, "OK", where)
+    if not merged:
+        # Nothing to compare a status code change against: say so once per operation.
+        warn(location, "no status codes documented (neither a rest_status_code directive nor "
+                       "'Normal response codes'); status code changes cannot be seen")
     responses: dict[str, Any] = {}
     for status in sorted(merged):
         code = merged[status]

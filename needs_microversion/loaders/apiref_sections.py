@@ -174,9 +174,7 @@ class _FileReader:
             name, sep, value = line.partition(":")
             if sep and name.strip() in ("min_version", "max_version"):
                 options[name.strip()] = value.strip()
-        lo = self.ctx.version(options.get("min_version"), where, "min_version")
-        hi = self.ctx.version(options.get("max_version"), where, "max_version")
-        versions, inferred = VersionRange(lo, hi), False
+        versions, inferred = self.ctx.bounds(options, where), False
         titled, titled_inferred = self.title_range()
         if versions.intersect(titled).empty:
             self.ctx.warn(where, f"rest_method versions ({versions}) lie outside the range its "
@@ -309,9 +307,7 @@ class _FileReader:
         if place == "body" and kind != "response" and "{" + name + "}" in self.open_url():
             place = "path"  # a URL placeholder defined `in: body` by mistake (manila)
         def_where = f"{rel}:{definition.line}"
-        lo = self.ctx.version(definition.fields.get("min_version"), def_where, "min_version")
-        hi = self.ctx.version(definition.fields.get("max_version"), def_where, "max_version")
-        versions = VersionRange(lo, hi)
+        versions = self.ctx.bounds(definition.fields, def_where)
         stated = self.stated_range(definition.fields, versions) if place != "path" else None
         if stated is not None:
             return Row(name, place, definition.fields, location, def_where, stated,
