@@ -86,7 +86,8 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
             version_file=service.version_file, released_max=service.released_max,
             fold=profile.fold_into_unreleased_max))
     report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
-                     warnings=(*report.warnings, *_unknown_claims(options, old, new)))
+                     warnings=(*report.warnings, *_unknown_claims(options, old, new),
+                               *_lower_maximum(old, new)))
     return render(report, request.fmt, explain=request.explain), list(report.warnings), \
         report.exit_code
 
@@ -97,6 +98,16 @@ def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]
     return [f"--silent-failure: neither document has an operation {claim.text}; the claim "
             f"applies to nothing" for claim in options.silent_failures
             if (claim.operation.method, claim.operation.shape) not in known]
+
+
+def _lower_maximum(old: Snapshot, new: Snapshot) -> list[str]:
+    """A maximum that goes down is a typo (`--old-version`) or a document that lost its
+    newest version: every comparison above the new maximum is against nothing."""
+    if old.max_version is None or new.max_version is None or new.max_version >= old.max_version:
+        return []
+    return [f"the new maximum microversion {new.max_version} is below the old "
+            f"{old.max_version}: versions only go up; check --old-version/--new-version or "
+            f"the documents"]
 
 
 def _base_path_notes(old: Snapshot, new: Snapshot) -> list[str]:

@@ -132,3 +132,9 @@ def test_an_enum_dropped_reads_as_values_no_longer_restricted(run_cli, tmp_path)
                            "--no-validate", "--format", "json")
     messages = [c["message"] for c in json.loads(out)["changes"]]
     assert any("restricted to ['a', 'b'] (any before)" in m for m in messages)
+
+
+def test_a_maximum_that_goes_down_warns(run_cli) -> None:
+    code, out, _ = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                           "--no-validate", "--format", "json", "--old-version", "9.99")
+    assert any("below the old 9.99" in w for w in json.loads(out)["warnings"])
