@@ -10,8 +10,9 @@ api-ref tables have no nesting syntax. A row's place in the body comes from, in 
    `keypair` nests twice; `<wrapper>_links` stays beside the wrapper.
 Rows placed by 2 or 3 under a parent they do not name are marked
 `x-needs-microversion-inferred: true`. `required: true` puts a row in its parent's
-`required` list unless the row has a min_version: JSON schema has no per-version
-`required`, and a field must not be "required" at versions where it does not exist.
+`required` list, versioned rows too: the comparison reads `required` only for the
+properties visible at the version it compares, so a field is never "required" at versions
+where it does not exist.
 Free-form maps (`extra_specs.key`/`.value`, `allocations.{consumer_uuid}.user_id`) become
 `additionalProperties`, name patterns (`volumes_{volume_type}`) `patternProperties`. The
 same name twice at one place with disjoint microversion ranges becomes a `oneOf`
