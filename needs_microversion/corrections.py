@@ -22,15 +22,46 @@ _DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
 
 
 def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
+    changes = list(changes)
+    moved = nesting_reread(changes)
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
-            evidence = url_still_documented(change, old, new) or envelope_of_list(
-                change, old, new)
+            evidence = moved.get(id(change)) or url_still_documented(change, old, new) or \
+                envelope_of_list(change, old, new)
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)
     return out
+
+
+def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:
+    """A body attribute removed at one place and the same one (name, type, required) added
+    at another, where either place was inferred: api-ref tables are flat, and where a row
+    sits was guessed (from an example, or from the row order and a wrapper row). A sample
+    added, or rows reordered, moves the guess, not the field."""
+    def leaf(change: Change) -> tuple[object, ...]:
+        value = change.old if change.kind == "removed" else change.new
+        return (change.op_key, change.area, change.status, change.media,
+                change.pointer.rsplit("/", 1)[-1], repr(value))
+
+    body = [c for c in changes if c.area.endswith("-body") and c.gated is None
+            and c.kind in ("added", "removed") and c.pointer]
+    added: dict[tuple[object, ...], list[Change]] = {}
+    for change in body:
+        if change.kind == "added":
+            added.setdefault(leaf(change), []).append(change)
+    found: dict[int, Evidence] = {}
+    for gone in (c for c in body if c.kind == "removed"):
+        match = next((c for c in added.get(leaf(gone), []) if id(c) not in found
+                      and (c.inferred or gone.inferred)), None)
+        if match is None:
+            continue
+        evidence = Evidence("nesting-reread", f"the table documents the same field; where it "
+                            f"sits was inferred ({gone.pointer} before, {match.pointer} now), "
+                            "so the document did not move it; check an example shows it there")
+        found[id(gone)] = found[id(match)] = evidence
+    return found
 
 
 def route(shape: str) -> str:
