@@ -24,11 +24,14 @@ _DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
 def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
     changes = list(changes)
     moved = nesting_reread(changes)
+    kept: dict[tuple[str, str | None, str], list[OpKey]] | None = None
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
-            evidence = moved.get(id(change)) or url_still_documented(change, old, new) or \
-                envelope_of_list(change, old, new)
+            if kept is None and change.area == "operation":
+                kept = routes_kept(old, new)
+            evidence = moved.get(id(change)) or url_still_documented(change, kept or {}, new) \
+                or envelope_of_list(change, old, new)
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)
@@ -70,7 +73,16 @@ def route(shape: str) -> str:
     return _DYNAMIC.sub("{}", shape)
 
 
-def url_still_documented(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:
+def routes_kept(old: Snapshot, new: Snapshot) -> dict[tuple[str, str | None, str], list[OpKey]]:
+    """The operations both documents describe, by method, action and route."""
+    found: dict[tuple[str, str | None, str], list[OpKey]] = {}
+    for key in sorted(k for k in old.operations if k in new.operations):
+        found.setdefault((key.method, key.action, route(key.shape)), []).append(key)
+    return found
+
+
+def url_still_documented(change: Change, kept: dict[tuple[str, str | None, str], list[OpKey]],
+                         new: Snapshot) -> Evidence | None:
     """An operation removed while the old document described the same route a second way
     (same method, a placeholder segment written `{component}` there and
     `{ind_ident}@{component}` here) that the new document keeps. One handler serves one
@@ -79,14 +91,13 @@ def url_still_documented(change: Change, old: Snapshot, new: Snapshot) -> Eviden
     if change.area != "operation" or change.kind != "removed":
         return None
     key = change.op_key
-    twins = sorted(k for k in old.operations if k in new.operations and k.shape != key.shape
-                   and (k.method, k.action, route(k.shape)) == (key.method, key.action,
-                                                               route(key.shape)))
+    twins = [k for k in kept.get((key.method, key.action, route(key.shape)), [])
+             if k.shape != key.shape]
     if not twins:
         return None
-    kept = new.operations[twins[0]].display
+    other = new.operations[twins[0]].display
     return Evidence("url-still-documented",
-                    f"the old document also described this route as {kept}, which the new "
+                    f"the old document also described this route as {other}, which the new "
                     "one keeps: one dynamic segment is one route, so the URL is still served "
                     "and only one of its two descriptions is removed; check the code answers "
                     "both forms alike")
