@@ -177,8 +177,7 @@ class Comparer:
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
                               since=self.since(new_op.versions if new_op else None, vb),
-                              new=b and b.display,
-                              evidence=self.method_corrected(shown.key))]
+                              new=b and b.display)]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,
                                                 b.description, a.location, b.location))
         out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
@@ -202,24 +201,6 @@ class Comparer:
         if versions.hi is not None and version > versions.hi:
             return versions.hi.next()
         return versions.lo if versions.lo is not None and versions.lo > self.floor else None
-
-    def method_corrected(self, key: OpKey) -> Evidence | None:
-        """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and the
-        new one documents the same URL with another method: it described that request all
-        along, under the wrong method."""
-        olds = [self.old.operations[k] for k in self.old.operations  # build only these
-                if (k.shape, k.action) == (key.shape, key.action)]
-        news = [k for k in self.new.operations if (k.shape, k.action) == (key.shape, key.action)]
-        wrong = [op for op in olds if op.key.method in ("GET", "HEAD", "DELETE")
-                 and any(raw is not None for raw in op.request_content.values())
-                 and op.key not in self.new.operations]
-        fixed = [k for k in news if k.method not in ("GET", "HEAD", "DELETE")
-                 and k not in self.old.operations]
-        if not (wrong and fixed):
-            return None
-        return Evidence("method-corrected",
-                        f"the old document gave {wrong[0].key.method} a request body; the URL "
-                        f"is now documented as {fixed[0].method}")
 
     def diff_parameters(self, op: _OpContext, old: Mapping[tuple[str, str], Parameter],
                         new: Mapping[tuple[str, str], Parameter], va: Version, vb: Version,

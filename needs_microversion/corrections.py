@@ -19,19 +19,21 @@ from needs_microversion.snapshot import OpKey, Snapshot
 from needs_microversion.versions import FLOOR, Version
 
 _DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
+_BODILESS = ("GET", "HEAD", "DELETE")  # methods whose requests carry no body
 
 
 def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
     changes = list(changes)
     moved = nesting_reread(changes)
-    kept: dict[tuple[str, str | None, str], list[OpKey]] | None = None
+    urls: _Urls | None = None
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
-            if kept is None and change.area == "operation":
-                kept = routes_kept(old, new)
-            evidence = moved.get(id(change)) or url_still_documented(change, kept or {}, new) \
-                or envelope_of_list(change, old, new)
+            evidence = moved.get(id(change))
+            if evidence is None and change.area == "operation":
+                urls = urls or _Urls(old, new)
+                evidence = urls.method_corrected(change) or urls.still_documented(change)
+            evidence = evidence or envelope_of_list(change, old, new)
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)
@@ -73,34 +75,55 @@ def route(shape: str) -> str:
     return _DYNAMIC.sub("{}", shape)
 
 
-def routes_kept(old: Snapshot, new: Snapshot) -> dict[tuple[str, str | None, str], list[OpKey]]:
-    """The operations both documents describe, by method, action and route."""
-    found: dict[tuple[str, str | None, str], list[OpKey]] = {}
-    for key in sorted(k for k in old.operations if k in new.operations):
-        found.setdefault((key.method, key.action, route(key.shape)), []).append(key)
-    return found
+class _Urls:
+    """The two documents' operations by URL, indexed once (a spec has thousands)."""
 
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.old, self.new = old, new
+        self.kept: dict[tuple[str, str | None, str], list[OpKey]] = {}
+        for key in sorted(k for k in old.operations if k in new.operations):
+            self.kept.setdefault((key.method, key.action, route(key.shape)), []).append(key)
+        self.by_url: dict[tuple[str, str | None], list[OpKey]] = {}
+        for key in sorted({*old.operations, *new.operations}):
+            self.by_url.setdefault((key.shape, key.action), []).append(key)
 
-def url_still_documented(change: Change, kept: dict[tuple[str, str | None, str], list[OpKey]],
-                         new: Snapshot) -> Evidence | None:
-    """An operation removed while the old document described the same route a second way
-    (same method, a placeholder segment written `{component}` there and
-    `{ind_ident}@{component}` here) that the new document keeps. One handler serves one
-    dynamic segment, so the URL is still there: the old document contradicted itself and
-    the new one keeps one of its two descriptions."""
-    if change.area != "operation" or change.kind != "removed":
-        return None
-    key = change.op_key
-    twins = [k for k in kept.get((key.method, key.action, route(key.shape)), [])
-             if k.shape != key.shape]
-    if not twins:
-        return None
-    other = new.operations[twins[0]].display
-    return Evidence("url-still-documented",
-                    f"the old document also described this route as {other}, which the new "
-                    "one keeps: one dynamic segment is one route, so the URL is still served "
-                    "and only one of its two descriptions is removed; check the code answers "
-                    "both forms alike")
+    def still_documented(self, change: Change) -> Evidence | None:
+        """An operation removed while the old document described the same route a second
+        way (same method, a placeholder segment written `{component}` there and
+        `{ind_ident}@{component}` here) that the new document keeps. One handler serves one
+        dynamic segment, so the URL is still there: the old document contradicted itself
+        and the new one keeps one of its two descriptions."""
+        if change.area != "operation" or change.kind != "removed":
+            return None
+        key = change.op_key
+        twins = [k for k in self.kept.get((key.method, key.action, route(key.shape)), [])
+                 if k.shape != key.shape]
+        if not twins:
+            return None
+        other = self.new.operations[twins[0]].display
+        return Evidence("url-still-documented",
+                        f"the old document also described this route as {other}, which the "
+                        "new one keeps: one dynamic segment is one route, so the URL is still "
+                        "served and only one of its two descriptions is removed; check the "
+                        "code answers both forms alike")
+
+    def method_corrected(self, change: Change) -> Evidence | None:
+        """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and
+        the new one documents the same URL with another method: it described that request
+        all along, under the wrong method."""
+        if change.area != "operation":
+            return None
+        same_url = self.by_url.get((change.op_key.shape, change.op_key.action), [])
+        wrong = [k for k in same_url if k.method in _BODILESS and k in self.old.operations
+                 and k not in self.new.operations and any(
+                     raw is not None for raw in self.old.operations[k].request_content.values())]
+        fixed = [k for k in same_url if k.method not in _BODILESS and k in self.new.operations
+                 and k not in self.old.operations]
+        if not (wrong and fixed):
+            return None
+        return Evidence("method-corrected",
+                        f"the old document gave {wrong[0].method} a request body; the URL is "
+                        f"now documented as {fixed[0].method}")
 
 
 def envelope_of_list(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:

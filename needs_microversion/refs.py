@@ -28,12 +28,23 @@ class RefResolver:
     def __init__(self, document: Document) -> None:
         self._root = os.path.realpath(document.root)
         self._documents: dict[str, Document] = {os.path.realpath(document.path): document}
+        # (ref, id(base)) -> target: a large spec names one component thousands of times.
+        self._resolved: dict[tuple[str, int], tuple[Document, Any, tuple[str, ...]]] = {}
 
     def resolve(self, ref: str, base: Document) -> tuple[Document, Any, tuple[str, ...]]:
         """The document holding the target, the target node, and its pointer segments.
 
         A target that is itself only `{"$ref": ...}` is followed in turn.
         """
+        key = (ref, id(base)) if isinstance(ref, str) else None
+        found = self._resolved.get(key) if key is not None else None
+        if found is None:
+            found = self._follow(ref, base)
+            if key is not None:
+                self._resolved[key] = found
+        return found
+
+    def _follow(self, ref: str, base: Document) -> tuple[Document, Any, tuple[str, ...]]:
         # Where each target was met in the chain; a repeat is a loop (and ends the walk).
         seen: dict[tuple[int, tuple[str, ...]], int] = {}
         chain: list[str] = []
