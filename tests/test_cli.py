@@ -138,3 +138,13 @@ def test_a_maximum_that_goes_down_warns(run_cli) -> None:
     code, out, _ = run_cli("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
                            "--no-validate", "--format", "json", "--old-version", "9.99")
     assert any("below the old 9.99" in w for w in json.loads(out)["warnings"])
+
+
+def test_validator_problems_without_a_path_name_the_operation(run_cli, tmp_path) -> None:
+    doc = tmp_path / "api.yaml"
+    doc.write_text("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n"
+                   "  /servers/{id}:\n    get:\n      responses: {'200': {description: ok}}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc))
+    assert code == 0
+    assert f"{doc}:5: Path parameter 'id' for 'get' operation" in err
+    assert "(at /paths/~1servers~1{id}/get)" in err
