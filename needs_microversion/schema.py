@@ -1,12 +1,17 @@
 """Normalise raw JSON-schema nodes into comparable `Schema` records, lazily and once each.
 
 `$ref` is resolved and `allOf` merged here, so a refactor that resolves to the same schema
-compares equal. Children stay `RawSchema` handles: recursive schemas are never expanded.
+compares equal; so do the OpenAPI 3.0 and 3.1 spellings of one schema (exclusive bounds,
+nullable). Children stay `RawSchema` handles: recursive schemas are never expanded.
+
+`x-openstack` microversions are read here too (`openstack_range`); one that cannot be read
+counts as no bound, and `version_warnings.py` names it so the author hears of it.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,6 +20,14 @@ from needs_microversion.refs import RefResolver
 from needs_microversion.snapshot import RawSchema
 from needs_microversion.versions import ALL, VersionRange, parse_version
 
+# Keys whose values are data, never schema structure: `$ref` or `x-openstack` inside them is
+# an example's, never followed or read.
+DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
+# Keys whose children are names chosen by the author (a property called "example" is a name).
+NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
+                       "responses", "parameters", "paths", "headers", "content", "callbacks",
+                       "links", "securitySchemes", "requestBodies", "pathItems",
+                       "dependentSchemas", "variables", "encoding", "webhooks"})
 # Keywords whose value is a schema (compared structurally, under a pointer segment `{kw}`).
 SUBSCHEMA_KEYWORDS = frozenset(
     {"contains", "propertyNames", "not", "if", "then", "else", "contentSchema",
@@ -41,14 +54,15 @@ def canonical(value: Any) -> str:
 
 
 def openstack_range(node: Mapping[str, Any]) -> VersionRange:
-    """The `x-openstack` min/max microversion of a node (both spellings), ALL if none."""
+    """The `x-openstack` min/max microversion of a node (both spellings), ALL if none.
+
+    An unreadable bound reads as no bound; `version_warnings.py` reports it.
+    """
     ext = node.get("x-openstack")
     if not isinstance(ext, dict):
         return ALL
-    lo = ext.get("min-ver", ext.get("min_ver"))
-    hi = ext.get("max-ver", ext.get("max_ver"))
-    return VersionRange(parse_version(lo) if lo is not None else None,
-                        parse_version(hi) if hi is not None else None)
+    return VersionRange(parse_version(ext.get("min-ver", ext.get("min_ver"))),
+                        parse_version(ext.get("max-ver", ext.get("max_ver"))))
 
 
 def is_container(node: Mapping[str, Any], kind: str) -> bool:
@@ -138,6 +152,8 @@ class SchemaTable:
         if not isinstance(node, dict):  # `true`, or nothing a schema can be
             return _ANY(raw)
         parts = [self._own(raw)]
+        if parts[0].alternatives:
+            parts = self._unfold_null_branch(parts[0])
         if isinstance(node.get("$ref"), str):  # $ref with siblings: the siblings narrow it
             doc, target, pointer = self._resolver.resolve(node["$ref"], raw.doc)
             parts.append(self.get(RawSchema(doc, target, pointer)))
@@ -154,7 +170,28 @@ class SchemaTable:
                 else f"inline {i}" for i, child in enumerate(children)
                 if _validates(self.resolve(child).node))
         merged = parts[0] if len(parts) == 1 else _merge(parts, raw)
+        if len(parts) > 1 and (node.get("nullable") is True or node.get("x-nullable") is True):
+            # OpenAPI 3.0 has no other way to make a referenced or composed schema nullable
+            # (`allOf: [$ref]` or `$ref` beside `nullable: true`); its authors mean null too,
+            # and 3.1 writes the same as `oneOf: [$ref, {type: "null"}]`.
+            merged = _or_null(merged)
         return merged if branches is None else replace(merged, all_of=branches)
+
+    def _unfold_null_branch(self, own: Schema) -> list[Schema]:
+        """`oneOf`/`anyOf` of a schema and `{type: "null"}` is that schema made nullable:
+        OpenAPI 3.1's spelling of 3.0's `nullable: true`, so a migration is no change."""
+        alternatives = dict(own.alternatives)
+        others = []
+        for kw, branches in own.alternatives.items():
+            if len(branches) != 2:
+                continue
+            nulls = [_null_only(self.resolve(branch).node) for branch in branches]
+            if nulls[0] != nulls[1]:
+                del alternatives[kw]
+                others.append(_or_null(self.get(branches[nulls.index(False)])))
+        if not others:
+            return [own]
+        return [replace(own, alternatives=alternatives), *others]
 
     def _own(self, raw: RawSchema) -> Schema:
         """The schema's own keywords, without allOf/$ref parts."""
@@ -165,6 +202,8 @@ class SchemaTable:
         if "const" in node:
             enum_set = frozenset({canonical(node["const"])})
         constraints = {k: canonical(node[k]) for k in CONSTRAINT_KEYWORDS if k in node}
+        if "exclusiveMinimum" in constraints or "exclusiveMaximum" in constraints:
+            _exclusive_bounds(node, constraints)
         props: dict[str, Prop] = {}
         raw_props = node.get("properties")
         if isinstance(raw_props, dict):
@@ -239,6 +278,42 @@ class SchemaTable:
                       subschemas=subs, versions=openstack_range(node), switch=switch,
                       read_only=bool(node.get("readOnly")), write_only=bool(node.get("writeOnly")),
                       inferred=bool(node.get(INFERRED_KEY)), location=raw)
+
+
+def _exclusive_bounds(node: Mapping[str, Any], constraints: dict[str, str]) -> None:
+    """Write exclusive bounds as OpenAPI 3.1 does, so the 3.0 (and Swagger) spelling of the
+    same bound compares equal: `minimum: 0, exclusiveMinimum: true` is `exclusiveMinimum: 0`,
+    and `exclusiveMinimum: false` leaves a plain `minimum`."""
+    for bound, exclusive, stricter in (("minimum", "exclusiveMinimum", operator.ge),
+                                       ("maximum", "exclusiveMaximum", operator.le)):
+        flag = node.get(exclusive)
+        if flag is True and bound in constraints:
+            constraints[exclusive] = constraints.pop(bound)
+        elif isinstance(flag, bool):  # false, or true with no bound to make exclusive
+            constraints.pop(exclusive, None)
+        elif _number(flag) and _number(node.get(bound)):
+            # 3.1 allows both; only the stricter one limits the values.
+            drop = bound if stricter(node[exclusive], node[bound]) else exclusive
+            del constraints[drop]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _null_only(node: Any) -> bool:
+    """`{type: "null"}`, allowing annotations: the branch that only admits null."""
+    return isinstance(node, dict) and node.get("type") in ("null", ["null"]) and all(
+        key == "type" or key in _DOC_ONLY or (key.startswith("x-") and key != "x-openstack")
+        for key in node)
+
+
+def _or_null(schema: Schema) -> Schema:
+    """The schema that also accepts null (None: any type, which null already is)."""
+    if not schema.types or "null" in schema.types:
+        return schema
+    enum = schema.enum if schema.enum is None else schema.enum | {canonical(None)}
+    return replace(schema, types=schema.types | {"null"}, enum=enum)
 
 
 def _validates(node: Any) -> bool:

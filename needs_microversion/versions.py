@@ -35,6 +35,21 @@ def parse_version(value: object) -> Version | None:
     return Version(int(match.group(1)), int(match.group(2))) if match else None
 
 
+def version_problem(value: object) -> str | None:
+    """Why a value written where a microversion belongs is not one, or None if it is.
+
+    For warnings: an unreadable bound would otherwise quietly read as "no bound".
+    """
+    if parse_version(value) is not None:
+        return None
+    if value is None:
+        return "is empty (null), not a microversion X.Y"
+    if isinstance(value, (list, dict)):
+        return f"is a {'list' if isinstance(value, list) else 'mapping'}, not a microversion X.Y"
+    text = getattr(value, "source_text", None) or value
+    return f"{str(text)!r} is not a microversion X.Y"
+
+
 @dataclass(frozen=True)
 class VersionRange:
     """Inclusive microversion bounds; None means unbounded on that side."""

@@ -15,9 +15,11 @@ from needs_microversion.errors import InputError
 from needs_microversion.locate import line_of
 from needs_microversion.refs import RefResolver
 from needs_microversion.schema import (
-    LOCATION_KEY, INFERRED_KEY, SchemaTable, canonical, is_container, openstack_range)
+    DATA_KEYS, INFERRED_KEY, LOCATION_KEY, NAME_MAPS, SchemaTable, canonical, is_container,
+    openstack_range)
 from needs_microversion.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, RawSchema, Response, Snapshot)
+from needs_microversion.version_warnings import version_warnings
 from needs_microversion.versions import ALL, Version, VersionRange, parse_version
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -29,16 +31,9 @@ _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _SWAGGER_FLOWS = {"application": "clientCredentials", "accessCode": "authorizationCode"}
 # The media types a Swagger 2.0 form (`in: formData`) can be sent as.
 _FORM_MEDIA = ("multipart/form-data", "application/x-www-form-urlencoded")
-# Keys whose values are data, never schema structure: `$ref` inside them is not followed.
-_DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-examples"})
-# Keys whose children are names chosen by the author (a property called "example" is a name).
 _CONTAINERS = (dict, list)
 # A local `$ref` as JSON or YAML writes it (YAML must quote it: `#` starts a comment).
 _REF_IN_TEXT = re.compile(r"""\$ref["']?\s*:\s*["'](#[^"'\\]*)["']""")  # literal first: fast
-_NAME_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "schemas",
-                        "responses", "parameters", "paths", "headers", "content", "callbacks",
-                        "links", "securitySchemes", "requestBodies", "pathItems",
-                        "dependentSchemas", "variables", "encoding", "webhooks"})
 
 
 def path_shape(path: str) -> str:
@@ -127,7 +122,8 @@ class SnapshotBuilder:
                     raws[key] = (item.get("parameters"), raw_op, shared)
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
                         max_version=self.max_version(), bounds=self.bounds(),
-                        operations=Operations(factories, raws), schemas=self.schemas)
+                        operations=Operations(factories, raws), schemas=self.schemas,
+                        warnings=version_warnings(self.doc))
 
     def max_version(self) -> Version | None:
         info = self.data.get("info")
@@ -171,8 +167,8 @@ class SnapshotBuilder:
                         continue
                     if names:
                         pending.append((value, doc, False))
-                    elif key not in _DATA_KEYS and not (type(key) is str and key[:2] == "x-"):
-                        pending.append((value, doc, key in _NAME_MAPS))
+                    elif key not in DATA_KEYS and not (type(key) is str and key[:2] == "x-"):
+                        pending.append((value, doc, key in NAME_MAPS))
             elif type(node) is list:
                 pending.extend((value, doc, False) for value in node if type(value) in _CONTAINERS)
 
@@ -491,7 +487,7 @@ def _ranges(node: Any) -> Iterator[VersionRange]:
             if "x-openstack" in node:
                 yield openstack_range(node)
             pending.extend(v for k, v in node.items() if type(v) in _CONTAINERS
-                           and k not in _DATA_KEYS)
+                           and k not in DATA_KEYS)
         elif type(node) is list:
             pending.extend(v for v in node if type(v) in _CONTAINERS)
 
