@@ -835,7 +835,8 @@ def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Cha
     """Fill in line numbers (looked up in one batch per document: only for what is reported)."""
     from needs_microversion.locate import lines_of
 
-    docs = {s.document.display: s.document for s in snapshots if s.document.text}
+    docs = {doc.display: doc for s in snapshots for doc in (s.document, *s.schemas.documents)
+            if doc.text}
     wanted: dict[str, set[tuple[str, ...]]] = {}
     for change in changes:
         for loc in (change.old_location, change.new_location):

@@ -31,6 +31,11 @@ class RefResolver:
         # (ref, id(base)) -> target: a large spec names one component thousands of times.
         self._resolved: dict[tuple[str, int], tuple[Document, Any, tuple[str, ...]]] = {}
 
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """The document and every file its `$ref`s have read so far."""
+        return tuple(self._documents.values())
+
     def resolve(self, ref: str, base: Document) -> tuple[Document, Any, tuple[str, ...]]:
         """The document holding the target, the target node, and its pointer segments.
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from needs_microversion.document import Document
 from needs_microversion.refs import RefResolver
 from needs_microversion.snapshot import RawSchema
 from needs_microversion.versions import ALL, VersionRange, parse_version
@@ -123,6 +124,11 @@ class SchemaTable:
         self._resolver = resolver
         # id(node) -> (node, Schema): keeping the node alive keeps its id unique.
         self._memo: dict[int, tuple[Any, Schema]] = {}
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """The files this snapshot's schemas come from (the document and its `$ref` files)."""
+        return self._resolver.documents
 
     def resolve(self, raw: RawSchema) -> RawSchema:
         """Follow `$ref` chains to the node that holds the schema."""

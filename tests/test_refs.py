@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -198,3 +199,33 @@ def test_errors_in_referenced_files_name_that_file(main: Document, tmp_path: Pat
     (tmp_path / "api" / "broken.yaml").write_text("a: [\n")
     with pytest.raises(InputError, match=r"broken\.yaml:2: invalid YAML"):
         RefResolver(main).resolve("broken.yaml#/a", main)
+
+
+def _split_api(folder: Path, max_length: int, bound: str = "2.1") -> Path:
+    (folder / "sub").mkdir(parents=True, exist_ok=True)
+    (folder / "api.yaml").write_text(
+        "openapi: 3.0.3\ninfo: {title: t, version: '2.9'}\npaths:\n  /x:\n    get:\n"
+        "      responses:\n        '200':\n          description: ok\n          content:\n"
+        "            application/json:\n              schema: {$ref: 'sub/s.yaml#/S'}\n")
+    (folder / "sub" / "s.yaml").write_text(
+        f"S:\n  type: object\n  properties:\n    name:\n      type: string\n"
+        f"      maxLength: {max_length}\n      x-openstack: {{min-ver: '{bound}'}}\n")
+    return folder / "api.yaml"
+
+
+def test_a_referenced_file_counts_with_its_microversions_and_lines(tmp_path: Path,
+                                                                    run_cli) -> None:
+    """Without the referenced file's bounds the comparison sampled only 2.0, where the
+    property (from 2.1) exists in neither document, and saw no change."""
+    old, new = _split_api(tmp_path / "old", 255), _split_api(tmp_path / "new", 100)
+    code, out, _ = run_cli("diff", str(old), str(new), "--no-validate", "--format", "json")
+    changes = json.loads(out)["changes"]
+    assert code == 1 and [c["id"] for c in changes] == ["attribute-changed"]
+    assert changes[0]["location"].endswith("new/sub/s.yaml:4")
+
+
+def test_unreadable_versions_in_a_referenced_file_warn(tmp_path: Path, run_cli) -> None:
+    api = _split_api(tmp_path, 255, bound="two")
+    _, _, err = run_cli("diff", str(api), str(api), "--no-validate")
+    assert "sub/s.yaml:7: x-openstack min-ver 'two' is not a microversion" in err
+

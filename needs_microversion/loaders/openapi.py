@@ -123,7 +123,9 @@ class SnapshotBuilder:
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
                         max_version=self.max_version(), bounds=self.bounds(),
                         operations=Operations(factories, raws), schemas=self.schemas,
-                        warnings=version_warnings(self.doc))
+                        # check_refs read every file a `$ref` names: check them all
+                        warnings=tuple(w for doc in self.resolver.documents
+                                       for w in version_warnings(doc)))
 
     def max_version(self) -> Version | None:
         info = self.data.get("info")
@@ -138,10 +140,10 @@ class SnapshotBuilder:
         return frozenset(b for r in self.ranges() for b in r.bounds())
 
     def ranges(self) -> list[VersionRange]:
-        """Every `x-openstack` range in the document (none without the word in its text)."""
-        if self.doc.text and "x-openstack" not in self.doc.text:
-            return []
-        return list(_ranges(self.data))
+        """Every `x-openstack` range in the document and the files its `$ref`s read (after
+        check_refs); a file without the word in its text has none."""
+        return [rng for doc in self.resolver.documents
+                if not doc.text or "x-openstack" in doc.text for rng in _ranges(doc.data)]
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
