@@ -7,9 +7,11 @@ maximum is gated at the version where it first appears.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
@@ -79,7 +81,6 @@ class _Rel(NamedTuple):
     new_at: RawSchema | None = None
     inferred: bool = False
     free_form: bool = False
-    origin: tuple[Any, ...] = ()  # the schema pair where it arises, whatever the path to it
     since: Version | None = None
     delta: str = ""
     evidence: Evidence | None = None
@@ -99,7 +100,10 @@ class Comparer:
         self.new_table = new.schemas
         self.taint = _RefTaint(old, new)
         self._memo: dict[tuple[Any, ...], tuple[_Rel, ...]] = {}
-        self._active: set[tuple[Any, ...]] = set()
+        # (raw pair, versions, direction) -> the schema pair, its own differences and the
+        # pairs below it that may differ
+        self._steps: dict[tuple[Any, ...], _Step] = {}
+        self._alive: dict[tuple[Any, ...], bool] = {}  # raw pair -> a difference is below
         self._bounds_old: dict[int, frozenset[Version]] = {}
         self._bounds_new: dict[int, frozenset[Version]] = {}
         self.floor = _first_version(old, new)
@@ -299,44 +303,136 @@ class Comparer:
     # -- schemas -------------------------------------------------------------------------
     def diff_schema(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
                     direction: str) -> tuple[_Rel, ...]:
-        key = (id(a.node) if a else None, id(b.node) if b else None, va, vb, direction)
+        """Every difference below two schemas, each once, at its shortest pointer.
+
+        A search over the pairs of schemas the two reach, shortest pointer first, each pair
+        visited once: recursive schemas are never expanded, and a densely linked graph
+        (Stripe's expandable fields reach one schema along exponentially many paths) costs
+        one visit per pair. Pairs from which no difference can be reached are not entered
+        (`_live`). The answer depends on nothing but the pair, so it is memoised and shared
+        by every operation that uses it.
+        """
+        key = _raw_key(a, b, va, vb, direction)
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        if key in self._active:
-            return ()  # a cycle: equal unless proven otherwise elsewhere on the way
-        if a is not None and b is not None and a.node == b.node and self.taint.clean(a.node):
+        if self._same(a, b) or not self._live(a, b, va, vb, direction):
+            self._memo[key] = ()
             return ()
-        self._active.add(key)
-        try:
-            sa = schema_at(self.old_table, a, va)
-            sb = schema_at(self.new_table, b, vb)
-            if sa is None and sb is None:
-                result: tuple[_Rel, ...] = ()
-            elif sa is None or sb is None:
-                shown = sb or sa
-                assert shown is not None
-                result = (_Rel("", "added" if sa is None else "removed", "",
-                               old=sa and _summary(sa), new=sb and _summary(sb),
-                               old_at=sa.location if sa else None,
-                               new_at=sb.location if sb else None,
-                               inferred=shown.inferred, origin=(key, "whole")),)
-            else:
-                result = _shortest_per_origin(self._diff_schemas(sa, sb, va, vb, direction))
-        finally:
-            self._active.discard(key)
-        self._memo[key] = result
+        # Many `$ref`s name one schema: the schemas they resolve to decide the answer.
+        pair = (self._steps[key].pair, va, vb, direction)
+        cached = self._memo.get(pair)
+        if cached is not None:
+            self._memo[key] = cached
+            return cached
+        found: list[_Rel] = []
+        seen: set[tuple[int | None, int | None]] = set()
+        order = itertools.count()  # ties keep the order children were found in
+        heap: list[tuple[int, str, int, tuple[Any, ...]]] = [(0, "", next(order), key)]
+        alive, steps, push, pop = self._alive, self._steps, heapq.heappush, heapq.heappop
+        while heap:  # the hot loop of a large diff: locals, no calls it can avoid
+            _, pointer, _, here = pop(heap)
+            step = steps[here]  # computed by _live for every pair it reached
+            if step.pair is None or step.pair in seen:
+                continue  # the same schemas under another `$ref`: already walked
+            seen.add(step.pair)
+            found.extend(_prefix(rel, pointer) for rel in step.own)
+            for segment, ca, cb in step.children:
+                below = (id(ca.node) if ca else None, id(cb.node) if cb else None, va, vb,
+                         direction)
+                if alive[below]:
+                    push(heap, (len(pointer) + len(segment), pointer + segment,
+                                next(order), below))
+        result = tuple(found)
+        self._memo[key] = self._memo[pair] = result
         return result
 
-    def _diff_schemas(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
-                      ) -> Iterable[_Rel]:
-        for rel in self._diff_own(sa, sb, va, vb, direction):
-            # Changes made here (not inherited from children) get this pair as their origin.
-            yield rel if rel.origin else rel._replace(
-                origin=(id(sa), id(sb), rel.pointer, rel.kind, rel.aspect, rel.detail))
+    def _step(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
+              direction: str) -> _Step:
+        """One pair's own differences and the pairs below it that may differ."""
+        key = _raw_key(a, b, va, vb, direction)
+        step = self._steps.get(key)
+        if step is None:
+            step = self._steps[key] = self._compute_step(a, b, va, vb, direction)
+        return step
+
+    def _live(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
+              direction: str) -> bool:
+        """Whether any difference can be reached from a pair: its own, or a live pair's
+        below it. Pairs that reach each other (a recursive schema) are live together, so
+        this is Tarjan's strongly connected components over the pairs, iterative (schemas
+        nest deeply), each pair decided once for the whole comparison."""
+        root = _raw_key(a, b, va, vb, direction)
+        if root in self._alive:
+            return self._alive[root]
+        index: dict[tuple[Any, ...], int] = {}
+        low: dict[tuple[Any, ...], int] = {}
+        flag: dict[tuple[Any, ...], bool] = {}
+        stack: list[tuple[Any, ...]] = []
+
+        def enter(key: tuple[Any, ...], pa: RawSchema | None, pb: RawSchema | None
+                  ) -> tuple[tuple[Any, ...], Iterator[_Child]]:
+            index[key] = low[key] = len(index)
+            stack.append(key)
+            step = self._step(pa, pb, va, vb, direction)
+            flag[key] = bool(step.own)
+            return key, iter(step.children)
+
+        frames = [enter(root, a, b)]
+        while frames:
+            key, children = frames[-1]
+            child = next(children, None)
+            if child is not None:
+                below = _raw_key(child.old, child.new, va, vb, direction)
+                if below in self._alive:  # decided: a finished component
+                    flag[key] = flag[key] or self._alive[below]
+                elif below not in index:
+                    frames.append(enter(below, child.old, child.new))
+                else:  # on the stack: the same component
+                    low[key] = min(low[key], index[below])
+                continue
+            frames.pop()
+            if low[key] == index[key]:  # the root of a component: decide all of it
+                members = stack[stack.index(key):]
+                del stack[len(stack) - len(members):]
+                alive = any(flag[m] for m in members)
+                self._alive.update(dict.fromkeys(members, alive))
+            if frames:
+                parent = frames[-1][0]
+                low[parent] = min(low[parent], low[key])
+                flag[parent] = flag[parent] or self._alive.get(key, False)
+        return self._alive[root]
+
+    def _compute_step(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
+                      direction: str) -> _Step:
+        sa = schema_at(self.old_table, a, va)
+        sb = schema_at(self.new_table, b, vb)
+        if sa is None and sb is None:
+            return _Step(None, (), ())
+        pair = (id(sa) if sa else None, id(sb) if sb else None)
+        if sa is None or sb is None:
+            shown = sb or sa
+            assert shown is not None
+            return _Step(pair, (_Rel("", "added" if sa is None else "removed", "",
+                                     old=sa and _summary(sa), new=sb and _summary(sb),
+                                     old_at=sa.location if sa else None,
+                                     new_at=sb.location if sb else None,
+                                     inferred=shown.inferred),), ())
+        own: list[_Rel] = []
+        children: list[_Child] = []
+        for item in self._diff_own(sa, sb, va, vb, direction):
+            if not isinstance(item, _Child):
+                own.append(item)
+            elif not self._same(item.old, item.new):
+                children.append(item)
+        return _Step(pair, tuple(own), tuple(children))
+
+    def _same(self, a: RawSchema | None, b: RawSchema | None) -> bool:
+        """Raw-equal schemas whose `$ref`s reach equal targets cannot differ anywhere below."""
+        return a is not None and b is not None and a.node == b.node and self.taint.clean(a.node)
 
     def _diff_own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
-                  ) -> Iterable[_Rel]:
+                  ) -> Iterable[_Rel | _Child]:
         at: dict[str, Any] = {"old_at": sa.location, "new_at": sb.location,
                               "inferred": sa.inferred or sb.inferred}
         if self.old.max_version is not None:
@@ -364,15 +460,13 @@ class Comparer:
                            delta=_structured_delta(old, new), **at)
         yield from self._diff_properties(sa, sb, va, vb, direction, at)
         if sa.items is not None or sb.items is not None:
-            for rel in self.diff_schema(sa.items, sb.items, va, vb, direction):
-                yield _prefix(rel, "/*")
+            yield _Child("/*", sa.items, sb.items)
         free_a, free_b = _additional(sa.additional), _additional(sb.additional)
         if free_a != free_b and not (isinstance(sa.additional, RawSchema)
                                      and isinstance(sb.additional, RawSchema)):
             yield _Rel("", "changed", "free-form", "additionalProperties", free_a, free_b, **at)
         if isinstance(sa.additional, RawSchema) and isinstance(sb.additional, RawSchema):
-            for rel in self.diff_schema(sa.additional, sb.additional, va, vb, direction):
-                yield _prefix(rel, "/{*}")
+            yield _Child("/{*}", sa.additional, sb.additional)
         yield from self._diff_alternatives(sa, sb, va, vb, direction, at)
         if sa.all_of is not None and sb.all_of is not None and sa.all_of != sb.all_of:
             yield _Rel("", "changed", "composition", "allOf", len(sa.all_of), len(sb.all_of),
@@ -383,11 +477,10 @@ class Comparer:
                 yield _Rel("", "changed", "constraint", name.strip("{}"),
                            a is not None or None, b is not None or None, **at)
                 continue
-            for rel in self.diff_schema(a, b, va, vb, direction):
-                yield _prefix(rel, "/" + name)
+            yield _Child("/" + name, a, b)
 
     def _diff_properties(self, sa: Schema, sb: Schema, va: Version, vb: Version,
-                         direction: str, at: dict[str, Any]) -> Iterable[_Rel]:
+                         direction: str, at: dict[str, Any]) -> Iterable[_Rel | _Child]:
         pa, pb = _visible(sa, va, direction), _visible(sb, vb, direction)
         free = sa.free_form and sb.free_form
         for name in sorted(set(pa) | set(pb) | sa.required ^ sb.required):
@@ -418,11 +511,10 @@ class Comparer:
                 yield _Rel(segment, "changed", "required", old=name in sa.required,
                            new=name in sb.required, old_at=a.schema, new_at=b.schema,
                            inferred=at["inferred"])
-            for rel in self.diff_schema(a.schema, b.schema, va, vb, direction):
-                yield _prefix(rel, segment)
+            yield _Child(segment, a.schema, b.schema)
 
     def _diff_alternatives(self, sa: Schema, sb: Schema, va: Version, vb: Version,
-                           direction: str, at: dict[str, Any]) -> Iterable[_Rel]:
+                           direction: str, at: dict[str, Any]) -> Iterable[_Rel | _Child]:
         for keyword in sorted(set(sa.alternatives) | set(sb.alternatives)):
             la, lb = sa.alternatives.get(keyword, ()), sb.alternatives.get(keyword, ())
             if len(la) != len(lb):
@@ -431,8 +523,26 @@ class Comparer:
                                    lambda raw: self.new_table.get(raw).types)
             for i, a, b in pairs:
                 segment = f"/{{{keyword}:{i}}}" if max(len(la), len(lb)) > 1 else ""
-                for rel in self.diff_schema(a, b, va, vb, direction):
-                    yield _prefix(rel, segment)
+                yield _Child(segment, a, b)
+
+
+class _Child(NamedTuple):
+    """A pair of schemas below another, and the pointer segment that leads there."""
+
+    segment: str
+    old: RawSchema | None
+    new: RawSchema | None
+
+
+def _raw_key(a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
+             direction: str) -> tuple[Any, ...]:
+    return (id(a.node) if a else None, id(b.node) if b else None, va, vb, direction)
+
+
+class _Step(NamedTuple):
+    pair: tuple[int | None, int | None] | None  # the schemas compared (None: neither exists)
+    own: tuple[_Rel, ...]
+    children: tuple[_Child, ...]
 
 
 class _OpContext:
@@ -732,20 +842,6 @@ def _values(values: frozenset[str] | None) -> list[Any] | None:
 
 def _prefix(rel: _Rel, segment: str) -> _Rel:
     return rel._replace(pointer=segment + rel.pointer)
-
-
-def _shortest_per_origin(rels: Iterable[_Rel]) -> tuple[_Rel, ...]:
-    """One report per origin, at its shortest pointer.
-
-    A schema reachable along many paths (Stripe's expandable fields form a dense graph) would
-    otherwise repeat each change once per path: exponentially many.
-    """
-    best: dict[tuple[Any, ...], _Rel] = {}
-    for rel in rels:
-        kept = best.get(rel.origin)
-        if kept is None or (len(rel.pointer), rel.pointer) < (len(kept.pointer), kept.pointer):
-            best[rel.origin] = rel
-    return tuple(best.values())
 
 
 def _additional(value: bool | RawSchema | None) -> Any:
