@@ -116,3 +116,45 @@ def test_swapping_old_and_new_turns_added_into_removed(old: dict, new: dict) -> 
                       for c in changes)
 
     assert keys(forward, True) == keys(backward, False)
+
+
+NODES = "ABCD"
+
+
+def _linked(edges: set[tuple[str, str]], roots: list[str], changed: str | None) -> dict:
+    """Schemas A-D linking each other by `$ref` (cycles allowed), one operation per root."""
+    schemas = {}
+    for node in NODES:
+        props: dict[str, Any] = {"name": {"type": "string"}}
+        props.update({f"to{b}": {"$ref": f"#/components/schemas/{b}"}
+                      for a, b in sorted(edges) if a == node})
+        if node == changed:
+            props["extra"] = {"type": "string"}
+        schemas[node] = {"type": "object", "properties": props}
+    paths = {f"/op{i}": {"get": {"responses": {"200": {"description": "ok", "content": {
+        "application/json": {"schema": {"$ref": f"#/components/schemas/{root}"}}}}}}}
+        for i, root in enumerate(roots)}
+    return {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths,
+            "components": {"schemas": schemas}}
+
+
+@FAST
+@given(st.sets(st.tuples(st.sampled_from(NODES), st.sampled_from(NODES))),
+       st.lists(st.sampled_from(NODES), min_size=1, max_size=4), st.sampled_from(NODES))
+def test_every_operation_reports_what_its_schemas_reach(
+        edges: set[tuple[str, str]], roots: list[str], changed: str) -> None:
+    """Whatever the cycles and the order operations are walked in, an operation reports a
+    change exactly when its schema reaches the changed one."""
+    def reaches(start: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            node = todo.pop()
+            for a, b in edges:
+                if a == node and b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return changed in seen
+
+    report = _diff(_linked(edges, roots, None), _linked(edges, roots, changed))
+    assert {c["operation"] for c in report["changes"]} == {
+        f"GET /op{i}" for i, root in enumerate(roots) if reaches(root)}
