@@ -12,9 +12,6 @@ from needs_microversion.loaders.openapi import load_openapi
 from needs_microversion.snapshot import Snapshot
 
 
-MAJORS_KEY = "x-needs-microversion-majors"  # api-ref: the version prefixes kept in paths
-
-
 def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
               ) -> tuple[Snapshot, Snapshot]:
     """Both sides, their paths written alike.
@@ -28,13 +25,15 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     b = load_snapshot(new, validate=validate, strict=strict)
     if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
         if _majors(a):
-            b = load_snapshot(new, keep_major=True)
+            b = load_snapshot(new, validate=validate, strict=strict, keep_major=True)
         else:
-            a = load_snapshot(old, keep_major=True)
+            a = load_snapshot(old, validate=validate, strict=strict, keep_major=True)
     return a, b
 
 
 def _majors(snapshot: Snapshot) -> bool:
+    from needs_microversion.loaders.apiref_model import MAJORS_KEY  # api-ref pairs only
+
     info = snapshot.document.data.get("info") if isinstance(snapshot.document.data, dict) \
         else None
     return bool(isinstance(info, dict) and info.get(MAJORS_KEY))

@@ -44,30 +44,46 @@ def openstack_problems(node: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def version_warnings(doc: Document) -> tuple[str, ...]:
-    """"file:line: problem" for every unreadable `x-openstack` in the document, in file order.
-
-    Reading one as "no bound" is no error (the element is then compared at every
-    microversion, which can only report more), but the author should hear of it.
-    """
+def openstack_nodes(doc: Document) -> list[tuple[_Link, Mapping[str, Any]]]:
+    """Every node of the document carrying `x-openstack`, with its place: one walk serves
+    the loader's ranges and these warnings. Examples and author-chosen names (a property
+    called `x-openstack`) are not extensions."""
     if doc.text and "x-openstack" not in doc.text:
-        return ()  # the common case costs one text search
-    found: list[tuple[tuple[str, ...], Mapping[str, Any], list[str]]] = []
+        return []  # the common case costs one text search
+    found: list[tuple[_Link, Mapping[str, Any]]] = []
     # Each entry links to its parent's (a pointer is spelled out only for what is reported).
     pending: list[tuple[Any, _Link, bool]] = [(doc.data, None, False)]
     while pending:
         node, link, names = pending.pop()
         if type(node) is dict:
             if "x-openstack" in node and not names:
-                problems = openstack_problems(node)
-                if problems:
-                    found.append(((*_pointer(link), "x-openstack"), node, problems))
+                found.append((link, node))
             pending.extend((value, (link, key), not names and key in NAME_MAPS)
                            for key, value in node.items()
                            if type(value) in (dict, list) and (names or key not in DATA_KEYS))
         elif type(node) is list:
             pending.extend((value, (link, i), False) for i, value in enumerate(node)
                            if type(value) in (dict, list))
+    return found
+
+
+def version_warnings(doc: Document, nodes: list[tuple[_Link, Mapping[str, Any]]] | None = None
+                     ) -> tuple[str, ...]:
+    """"file:line: problem" for every unreadable `x-openstack` in the document, in file order
+    (`nodes`: what `openstack_nodes` found, when the caller walked already).
+
+    Reading one as "no bound" is no error (the element is then compared at every
+    microversion, which can only report more), but the author should hear of it.
+    """
+    if nodes is None:
+        nodes = openstack_nodes(doc)
+    if not nodes:
+        return ()
+    found: list[tuple[tuple[str, ...], Mapping[str, Any], list[str]]] = []
+    for link, node in nodes:
+        problems = openstack_problems(node)
+        if problems:
+            found.append(((*_pointer(link), "x-openstack"), node, problems))
     info = doc.data.get("info") if type(doc.data) is dict else None
     version = info.get("version") if type(info) is dict else None
     problem = version_problem(version) if doc.text and version is not None else None

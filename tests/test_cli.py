@@ -148,3 +148,12 @@ def test_validator_problems_without_a_path_name_the_operation(run_cli, tmp_path)
     assert code == 0
     assert f"{doc}:5: Path parameter 'id' for 'get' operation" in err
     assert "(at /paths/~1servers~1{id}/get)" in err
+
+
+def test_components_that_are_not_a_mapping_do_not_crash(run_cli, tmp_path) -> None:
+    doc = tmp_path / "api.yaml"
+    doc.write_text("openapi: 3.0.3\ninfo: {title: t, version: '1'}\nsecurity: [{token: []}]\n"
+                   "components: [1]\npaths:\n  /x:\n    get:\n"
+                   "      responses: {'200': {description: ok}}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
+    assert code == 0 and "internal error" not in err

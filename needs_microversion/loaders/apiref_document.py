@@ -29,6 +29,7 @@ from needs_microversion.loaders.apiref_model import (
     EXAMPLE_KEYS_KEY,
     INFERRED_KEY,
     LOCATION_KEY,
+    MAJORS_KEY,
     Code,
     Row,
     Section,
@@ -64,7 +65,7 @@ def build_document(sections: Sequence[Section], *, title: str, version: str | No
         paths.setdefault(key, {})[group.method.lower()] = _operation(group, warn)
     info: dict[str, Any] = {"title": title, "version": version or "unversioned"}
     if keep_major:
-        info["x-needs-microversion-majors"] = True  # paths keep their version prefixes
+        info[MAJORS_KEY] = True
     return {"openapi": "3.1.0", "info": info, "paths": paths}
 
 

@@ -15,6 +15,7 @@ LOCATION_KEY = "x-needs-microversion-location"
 INFERRED_KEY = "x-needs-microversion-inferred"
 EXAMPLE_KEY = "x-needs-microversion-example"
 EXAMPLE_KEYS_KEY = "x-needs-microversion-example-keys"
+MAJORS_KEY = "x-needs-microversion-majors"  # on `info`: paths keep their version prefixes
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from needs_microversion.schema import (
     openstack_range)
 from needs_microversion.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, RawSchema, Response, Snapshot)
-from needs_microversion.version_warnings import version_warnings
+from needs_microversion.version_warnings import openstack_nodes, version_warnings
 from needs_microversion.versions import ALL, Version, VersionRange, parse_version
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -91,10 +91,8 @@ class SnapshotBuilder:
         # (x-openstack) are built eagerly; the others build an operation when it is compared.
         eager = self.source != "openapi" or "x-openstack" in self.doc.text
         # What every operation inherits: a change here is a change to all of them.
-        components = self.data.get("components")
-        schemes = components.get("securitySchemes") if isinstance(components, dict) else None
-        shared = (*(self.data.get(k) for k in ("security", "consumes", "produces",
-                                                "securityDefinitions")), schemes)
+        shared = (*(self.data.get(k) for k in ("security", "consumes", "produces")),
+                  self.security_schemes())
         for path_key, item in paths.items():
             if not isinstance(path_key, str):
                 raise InputError(f"path key {path_key!r} is not a string", self.doc.display)
@@ -120,30 +118,24 @@ class SnapshotBuilder:
                                          f"{path}", self.doc.display, line_of(self.doc, op_pointer))
                     factories[key] = factory
                     raws[key] = (item.get("parameters"), raw_op, shared)
+        # One walk per file for `x-openstack`: the document and every file its `$ref`s
+        # read (check_refs read them all).
+        marked = [(doc, openstack_nodes(doc)) for doc in self.resolver.documents]
+        ranges = [openstack_range(node) for _, nodes in marked for _, node in nodes]
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
-                        max_version=self.max_version(), bounds=self.bounds(),
+                        max_version=self.max_version(ranges),
+                        bounds=frozenset(b for r in ranges for b in r.bounds()),
                         operations=Operations(factories, raws), schemas=self.schemas,
-                        # check_refs read every file a `$ref` names: check them all
-                        warnings=tuple(w for doc in self.resolver.documents
-                                       for w in version_warnings(doc)))
+                        warnings=tuple(w for doc, nodes in marked
+                                       for w in version_warnings(doc, nodes)))
 
-    def max_version(self) -> Version | None:
+    def max_version(self, ranges: list[VersionRange]) -> Version | None:
         info = self.data.get("info")
         version = info.get("version") if isinstance(info, dict) else None
         text = getattr(version, "source_text", version)
         if isinstance(text, str) and _X_Y.match(text.strip()):
             return parse_version(text)
-        bounds = [v for r in self.ranges() for v in (r.lo, r.hi) if v is not None]
-        return max(bounds, default=None)
-
-    def bounds(self) -> frozenset[Version]:
-        return frozenset(b for r in self.ranges() for b in r.bounds())
-
-    def ranges(self) -> list[VersionRange]:
-        """Every `x-openstack` range in the document and the files its `$ref`s read (after
-        check_refs); a file without the word in its text has none."""
-        return [rng for doc in self.resolver.documents
-                if not doc.text or "x-openstack" in doc.text for rng in _ranges(doc.data)]
+        return max((v for r in ranges for v in (r.lo, r.hi) if v is not None), default=None)
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
@@ -433,10 +425,16 @@ class SnapshotBuilder:
             parts.append(f"{scheme} scopes {', '.join(scoped)}" if scoped else scheme)
         return " + ".join(sorted(parts))
 
+    def security_schemes(self) -> Any:
+        """Swagger 2.0 `securityDefinitions`, OpenAPI 3 `components.securitySchemes`."""
+        if self.swagger:
+            return self.data.get("securityDefinitions")
+        components = self.data.get("components")
+        return components.get("securitySchemes") if isinstance(components, dict) else None
+
     def scheme(self, name: str) -> str:
         """What a security scheme asks of a client (OpenAPI 3 and Swagger 2.0 alike)."""
-        schemes = (self.data.get("securityDefinitions") if self.swagger else
-                   (self.data.get("components") or {}).get("securitySchemes"))
+        schemes = self.security_schemes()
         node = schemes.get(name) if isinstance(schemes, dict) else None
         if isinstance(node, dict) and isinstance(node.get("$ref"), str):
             node = self.deref(node, ("components", "securitySchemes", name))[0]
@@ -479,19 +477,6 @@ def _spec_version(data: Mapping[str, Any], doc: Document) -> bool:
                          line_of(doc, ("swagger",)))
     raise InputError("not an OpenAPI or Swagger document (no 'openapi' or 'swagger' key)",
                      doc.display)
-
-
-def _ranges(node: Any) -> Iterator[VersionRange]:
-    pending = [node]
-    while pending:
-        node = pending.pop()
-        if type(node) is dict:
-            if "x-openstack" in node:
-                yield openstack_range(node)
-            pending.extend(v for k, v in node.items() if type(v) in _CONTAINERS
-                           and k not in DATA_KEYS)
-        elif type(node) is list:
-            pending.extend(v for v in node if type(v) in _CONTAINERS)
 
 
 def _text(*parts: Any) -> str:
