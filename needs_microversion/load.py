@@ -8,7 +8,7 @@ from pathlib import Path
 
 from needs_microversion.document import Document, read_document
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.openapi import load_openapi
+from needs_microversion.loaders.openapi import SnapshotBuilder, load_openapi
 from needs_microversion.snapshot import Snapshot
 
 
@@ -54,15 +54,18 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
     if target.is_dir():
         return _load_apiref(target, path, keep_major)
     doc = read_document(target, display=path)
+    builder = SnapshotBuilder(doc)
+    # Every `$ref` of the structure is checked (and its files read, inside the tree) before
+    # anything else follows one: the validator resolves through the same resolver.
+    builder.check_refs()
     warnings: list[str] = []
     if validate:
         from needs_microversion.validate import problems
 
-        warnings = problems(doc)
+        warnings = problems(doc, builder.resolver)
         if strict and warnings:
             raise InputError(f"not a valid OpenAPI document: {warnings[0]}")
-    snapshot = load_openapi(doc)
-    return _with_warnings(snapshot, warnings)
+    return _with_warnings(builder.build(), warnings)
 
 
 def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:

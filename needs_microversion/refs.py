@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from needs_microversion.document import Document, read_document
 from needs_microversion.errors import InputError
@@ -90,21 +90,53 @@ class RefResolver:
         relative = unquote(location)
         if "\0" in relative:  # no file has that name, and os functions refuse it
             raise InputError(f"$ref {ref!r}: no such file", base.display, _line_of_ref(base, ref))
-        target = os.path.realpath(base.path.parent / relative)
+        try:
+            # Shown beside the referring file's name, so "REV:dir/a.yaml" gives "REV:dir/b.yaml".
+            return self._read(base.path.parent / relative,
+                              _sibling_display(base.display, relative))
+        except _Refused as exc:
+            raise InputError(f"$ref {ref!r}{exc}", base.display, _line_of_ref(base, ref)
+                             ) from None
+
+    def document_at(self, uri: str) -> Document:
+        """The document a `file:` URI names, read under the same limits as a `$ref`.
+
+        For openapi-spec-validator, which resolves `$ref`s itself: it gets no other way to
+        read a file or reach the network. Raises RefusedRef.
+        """
+        parts = urlsplit(uri)
+        if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+            raise RefusedRef(f"$ref to {uri!r} is not followed: only files inside the "
+                             "document's folder are read")
+        path = unquote(parts.path)
+        if "\0" in path:
+            raise RefusedRef(f"$ref to {uri!r}: no such file")
+        try:
+            return self._read(Path(path), os.path.relpath(path, self._root))
+        except _Refused as exc:
+            raise RefusedRef(f"$ref to {uri!r}{exc}") from None
+
+    def _read(self, path: Path, display: str) -> Document:
+        """A file inside the root folder (symlinks resolved first), each read once."""
+        target = os.path.realpath(path)
         if os.path.commonpath([self._root, target]) != self._root:
-            raise InputError(f"$ref {ref!r} points outside the document's folder", base.display,
-                             _line_of_ref(base, ref))
+            raise _Refused(" points outside the document's folder")
         cached = self._documents.get(target)
         if cached is not None:
             return cached
         if not os.path.isfile(target):
-            problem = "is a directory" if os.path.isdir(target) else "no such file"
-            raise InputError(f"$ref {ref!r}: {problem}", base.display, _line_of_ref(base, ref))
-        # Shown beside the referring file's name, so "REV:dir/a.yaml" gives "REV:dir/b.yaml".
-        display = _sibling_display(base.display, relative)
+            raise _Refused(": is a directory" if os.path.isdir(target) else ": no such file")
         doc = read_document(target, display=display, root=Path(self._root))
         self._documents[target] = doc
         return doc
+
+
+class RefusedRef(Exception):
+    """A `$ref` the validator asked for that is not read (a URL, or outside the tree)."""
+
+
+class _Refused(Exception):
+    """Why a file is not read; the caller says which `$ref` asked for it."""
 
 
 _MISSING = object()

@@ -11,29 +11,52 @@ from typing import Any
 
 from needs_microversion.document import Document
 from needs_microversion.locate import line_of
+from needs_microversion.refs import RefResolver, RefusedRef
 
 MAX_PROBLEMS = 20
 
 
-def problems(doc: Document) -> list[str]:
+def problems(doc: Document, resolver: RefResolver) -> list[str]:
+    """Validation problems, each "file:line: message (at /pointer)".
+
+    The validator resolves `$ref`s itself; it is given a registry whose only way to read a
+    file is `resolver` (inside the document's folder, regular files, size-capped), so it
+    never opens a URL, an absolute path or a file outside the tree. The caller has already
+    checked every `$ref` of the document's structure with the same resolver.
+    """
+    import mimetypes
+
+    from jsonschema_path import SchemaPath
+    from jsonschema_path.accessors import SchemaAccessor
     from openapi_spec_validator.validation import validators
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
+    # The validator reads its own schemas through urllib, which loads the system's MIME
+    # tables (/etc/mime.types...) on first use: give it the built-in table instead, so no
+    # file outside the installation and the document's tree is opened.
+    if getattr(mimetypes, "_db", True) is None:
+        mimetypes.inited = True
+        mimetypes._db = mimetypes.MimeTypes()  # type: ignore[attr-defined]
     data: Any = doc.data
-    base: Any  # the three validator classes share no declared base
+    cls: Any  # the three validator classes share no declared base
     if "swagger" in data:
-        base = validators.OpenAPIV2SpecValidator
+        cls = validators.OpenAPIV2SpecValidator
     elif str(data.get("openapi", "")).startswith("3.1"):
-        base = validators.OpenAPIV31SpecValidator
+        cls = validators.OpenAPIV31SpecValidator
     else:
-        base = validators.OpenAPIV30SpecValidator
+        cls = validators.OpenAPIV30SpecValidator
 
-    class LocalOnly(base):  # type: ignore[misc,valid-type]
-        # Never fetch over the network: only files (already checked to stay in the tree).
-        resolver_handlers = {"file": validators.default_handlers["file"]}
+    def retrieve(uri: str) -> Any:
+        return DRAFT202012.create_resource(resolver.document_at(uri).data)
 
+    base_uri = doc.path.as_uri()
+    registry: Any = Registry(retrieve=retrieve)  # type: ignore[call-arg]
+    registry = registry.with_resource(base_uri, DRAFT202012.create_resource(data))
+    spec = SchemaPath(SchemaAccessor(data, registry.resolver(base_uri=base_uri)))
     found: list[str] = []
     try:
-        for error in LocalOnly(data, base_uri=doc.path.as_uri()).iter_errors():
+        for error in cls(spec, base_uri=base_uri).iter_errors():
             pointer = tuple(str(p) for p in error.absolute_path) or _operation_named(
                 str(error.message))
             line = line_of(doc, pointer)
@@ -46,8 +69,19 @@ def problems(doc: Document) -> list[str]:
             if len(found) >= MAX_PROBLEMS:
                 break
     except Exception as exc:  # noqa: BLE001 - the validator's own failures are only warnings
-        found.append(f"{doc.display}: the validator could not check this document: {exc!r:.200}")
+        found.append(f"{doc.display}: the validator could not check this document: "
+                     f"{_reason(exc)}")
     return found
+
+
+def _reason(exc: BaseException) -> str:
+    """The refusal behind a wrapped retrieval error, else the error itself (short)."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, RefusedRef):
+            return str(seen)
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    return f"{exc!r:.200}"
 
 
 # openapi-spec-validator's own checks ("Path parameter 'id' for 'get' operation in

@@ -58,6 +58,7 @@ class SnapshotBuilder:
         self.data: Mapping[str, Any] = data
         self.swagger = _spec_version(data, doc)
         self._shared_params: dict[str, Parameter | None] = {}
+        self._refs_checked = False
 
     # -- helpers -------------------------------------------------------------------------
     def where(self, pointer: tuple[str, ...], node: Any = None) -> Location:
@@ -139,6 +140,9 @@ class SnapshotBuilder:
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
+        if self._refs_checked:
+            return
+        self._refs_checked = True
         if self.local_refs_resolve():
             return
         seen: set[tuple[str, str]] = set()
