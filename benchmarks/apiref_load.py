@@ -22,8 +22,9 @@ RUNS = 5
 
 def main(argv: list[str]) -> int:
     start = time.perf_counter()
-    from needs_microversion.loaders import apiref_tree, apiref_yaml
-    from needs_microversion.loaders.apiref import load_apiref
+    from needs_microversion.loaders.apiref import parameters_yaml as apiref_yaml
+    from needs_microversion.loaders.apiref import tree as apiref_tree
+    from needs_microversion.loaders.apiref.reader import load_apiref
     print(f"import: {time.perf_counter() - start:.3f} s")
     sources = [Path(a) for a in argv] or sorted(CORPUS.glob("nova-*/new"))
     if not sources:

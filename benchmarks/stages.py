@@ -24,7 +24,7 @@ def main(old_path: str, new_path: str) -> dict[str, float]:
 
     import needs_microversion.cli  # noqa: F401  (what every command pays)
     from needs_microversion.compare import compare, with_lines
-    from needs_microversion.document import read_document
+    from needs_microversion.documents.document import read_document
     from needs_microversion.judge import judge
     from needs_microversion.load import load_snapshot
     from needs_microversion.report import render

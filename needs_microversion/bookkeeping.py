@@ -26,9 +26,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from needs_microversion.errors import InputError
-from needs_microversion.judge import Bookkeeping, Report
-from needs_microversion.rules.base import REQUIRED
-from needs_microversion.versions import Version, parse_version
+from needs_microversion.model.verdict import REQUIRED, Bookkeeping, Report
+from needs_microversion.model.versions import Version, parse_version
 
 MAX_API_VERSION, CURRENT_MAX_VER, MINOR_MAX_VERSION, VERSIONS = (
     "_MAX_API_VERSION", "CURRENT_MAX_VER", "MINOR_MAX_VERSION", "VERSIONS")

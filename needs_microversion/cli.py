@@ -77,7 +77,7 @@ def diff(
         "(default: on for api-ref trees, off for OpenAPI).")] = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
-    from needs_microversion.run import DiffRequest, run_diff
+    from needs_microversion.commands.diff import DiffRequest, run_diff
 
     request = DiffRequest(old=old, new=new, fmt=fmt, explain=explain, strict=strict,
                           validate=validate, silent_failures=tuple(silent_failure or ()),
@@ -118,7 +118,7 @@ def check(
 
     Example: needs-microversion check --base origin/main
     """
-    from needs_microversion.check import CheckRequest, run_check
+    from needs_microversion.commands.check import CheckRequest, run_check
 
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
                            from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,

@@ -58,12 +58,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.openapi import path_shape
+from needs_microversion.model.snapshot import OpKey, path_shape
+from needs_microversion.model.verdict import Claim, Finding
+from needs_microversion.model.versions import Version, parse_version
 from needs_microversion.profiles import PROFILES
 from needs_microversion.rules import RULES
-from needs_microversion.rules.base import Claim, Finding
-from needs_microversion.snapshot import OpKey
-from needs_microversion.versions import Version, parse_version
 
 TABLE = "tool.needs-microversion"
 YAML_NAME = ".needs-microversion.yaml"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from needs_microversion.document import Document, read_document
+from needs_microversion.documents.document import read_document
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.openapi import SnapshotBuilder, load_openapi
-from needs_microversion.snapshot import Snapshot
+from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_openapi
+from needs_microversion.model.document import Document
+from needs_microversion.model.extensions import MAJORS_KEY
+from needs_microversion.model.snapshot import Snapshot
 
 
 def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
@@ -32,8 +34,6 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
 
 
 def _majors(snapshot: Snapshot) -> bool:
-    from needs_microversion.loaders.apiref_model import MAJORS_KEY  # api-ref pairs only
-
     info = snapshot.document.data.get("info") if isinstance(snapshot.document.data, dict) \
         else None
     return bool(isinstance(info, dict) and info.get(MAJORS_KEY))
@@ -60,7 +60,7 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
     builder.check_refs()
     warnings: list[str] = []
     if validate:
-        from needs_microversion.validate import problems
+        from needs_microversion.loaders.openapi.validate import problems
 
         warnings = problems(doc, builder.resolver)
         if strict and warnings:
@@ -69,7 +69,7 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
 
 
 def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:
-    from needs_microversion.loaders.apiref import load_apiref
+    from needs_microversion.loaders.apiref.reader import load_apiref
 
     result = load_apiref(directory, display=display, keep_major=keep_major)
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),

@@ -41,9 +41,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from needs_microversion.errors import InputError
-from needs_microversion.rules.base import (
-    DEFAULT_FREE_FORM, NOT_REQUIRED, NOVA_EXEMPT_CODES, REQUIRED, Finding)
-from needs_microversion.snapshot import Snapshot
+from needs_microversion.model.snapshot import Snapshot
+from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.rules.base import DEFAULT_FREE_FORM, NOVA_EXEMPT_CODES
 
 MANILA_EXPERIMENTAL_HEADER = "x-openstack-manila-api-experimental"
 # ironic webapi.rst "Exceptions from Versioning": the content of these JSON fields.

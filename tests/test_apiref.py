@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.apiref import ApiRefResult, load_apiref
+from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
 from test_apiref_helpers import DATA, at, body, operation, operations, parameters
 
 LOCATION = "x-needs-microversion-location"
@@ -255,7 +255,7 @@ def test_merge_keys_explicit_keys_win_and_versions_become_variants() -> None:
 
 
 def test_explicit_null_min_version_overrides_the_merged_one() -> None:
-    from needs_microversion.loaders.apiref_yaml import load_yaml, param_def
+    from needs_microversion.loaders.apiref.parameters_yaml import load_yaml, param_def
 
     params = load_yaml((DATA / "microversions" / "parameters.yaml").read_text())
     definition, _ = param_def(params, "allocations_no_min")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from needs_microversion.loaders import apiref_tree
-from needs_microversion.loaders.apiref import ApiRefResult, load_apiref
+from needs_microversion.loaders.apiref import tree as apiref_tree
+from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
 from test_apiref_helpers import DATA, at, body, operation, operations, parameters
 
 CORPUS = DATA.parents[2].parent / "shared" / "corpus" / "apiref"

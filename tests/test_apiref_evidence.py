@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from needs_microversion.loaders.apiref import load_apiref
+from needs_microversion.loaders.apiref.reader import load_apiref
 from test_apiref_helpers import DATA, at, body, operation, operations
 
 EXAMPLE = "x-needs-microversion-example"

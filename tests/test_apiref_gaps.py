@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from needs_microversion.loaders import apiref_availability as availability
-from needs_microversion.loaders import apiref_grid, apiref_include
-from needs_microversion.loaders.apiref import ApiRefResult, load_apiref
-from needs_microversion.versions import Version, VersionRange
+from needs_microversion.loaders.apiref import (
+    availability, grid as apiref_grid, include as apiref_include)
+from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
+from needs_microversion.model.versions import Version, VersionRange
 from test_apiref_helpers import at, body, operation, parameters
 
 DATA = Path(__file__).resolve().parent / "data" / "apiref_gaps"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from needs_microversion.loaders import apiref_prose as prose
-from needs_microversion.loaders.apiref_body import json_type, split_name
-from needs_microversion.loaders.apiref_document import normalise_path
-from needs_microversion.loaders.apiref_sections import classify
-from needs_microversion.loaders.apiref_yaml import load_yaml, param_def
-from needs_microversion.versions import Version, VersionRange
+from needs_microversion.loaders.apiref import prose
+from needs_microversion.loaders.apiref.body import json_type, split_name
+from needs_microversion.loaders.apiref.parameters_yaml import load_yaml, param_def
+from needs_microversion.loaders.apiref.sections import classify
+from needs_microversion.loaders.apiref.to_openapi import normalise_path
+from needs_microversion.model.versions import Version, VersionRange
 
 
 @pytest.mark.parametrize(("text", "codes"), [

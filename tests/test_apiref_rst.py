@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from needs_microversion.loaders.apiref import load_apiref
-from needs_microversion.loaders.apiref_docutils import read_with_docutils
-from needs_microversion.loaders.apiref_rst import Directive, Paragraph, RstDoc, Title, read_rst
+from needs_microversion.loaders.apiref.reader import load_apiref
+from needs_microversion.loaders.apiref.rst import Directive, Paragraph, RstDoc, Title, read_rst
+from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
 from test_apiref_helpers import DATA
 
 CORPUS = DATA.parents[2].parent / "shared" / "corpus" / "apiref"

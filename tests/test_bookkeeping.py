@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 
 from needs_microversion.bookkeeping import bookkeeping, read_version_file
-from needs_microversion.compare import Change
+from needs_microversion.commands.diff import DiffRequest, run_diff
 from needs_microversion.errors import InputError
-from needs_microversion.judge import Report
-from needs_microversion.rules.base import NOT_REQUIRED, REQUIRED, Finding
-from needs_microversion.run import DiffRequest, run_diff
-from needs_microversion.snapshot import OpKey
-from needs_microversion.versions import Version
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import OpKey
+from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding, Report
+from needs_microversion.model.versions import Version
 
 NOVA = '''\
 """The compute API version request."""

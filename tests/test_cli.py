@@ -77,7 +77,7 @@ def test_usage_errors_exit_2(run_cli) -> None:
 
 def test_a_bug_is_exit_3_and_one_line_not_a_traceback(run_cli, monkeypatch) -> None:
     """Python exits 1 on a crash, which CI would read as "microversion needed"."""
-    import needs_microversion.run as run
+    import needs_microversion.commands.diff as run
 
     def broken(*_: object) -> None:
         raise TypeError("'<' not supported between instances of 'NoneType' and 'str'")

@@ -185,7 +185,7 @@ def test_the_service_of_the_documents_applies(run_cli, project: Path) -> None:
 
 
 def test_a_service_named_by_the_caller(project: Path) -> None:
-    from needs_microversion.run import DiffRequest, run_diff
+    from needs_microversion.commands.diff import DiffRequest, run_diff
 
     (project / "pyproject.toml").write_text(SERVICES)
     request = DiffRequest("api/old.json", "api/new.json", fmt="json", validate=False,
@@ -244,9 +244,9 @@ def test_unused_acknowledgement_is_noted(run_cli, project: Path) -> None:
 
 def test_acknowledgement_matching_is_exact(project: Path) -> None:
     """Rule, operation (placeholders ignored; actions optional) and pointer, never text."""
-    from needs_microversion.compare import Change
-    from needs_microversion.rules.base import Finding
-    from needs_microversion.snapshot import OpKey
+    from needs_microversion.model.change import Change
+    from needs_microversion.model.verdict import Finding
+    from needs_microversion.model.snapshot import OpKey
 
     (project / ".needs-microversion.yaml").write_text(
         "acknowledge:\n"

@@ -15,17 +15,13 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from needs_microversion.document import (
-    MAX_DEPTH,
-    MAX_NODES,
-    Document,
-    SourceFloat,
-    _check_expansion,
-    _check_tree,
-    _json_depth,
-    parse_document,
-    read_document,
-)
+from needs_microversion.documents.document import _check_expansion, _check_tree, _json_depth
+
+from needs_microversion.documents.document import (
+
+    MAX_DEPTH, MAX_NODES, SourceFloat, parse_document, read_document)
+
+from needs_microversion.model.document import Document
 from needs_microversion.errors import InputError
 
 

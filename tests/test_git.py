@@ -357,7 +357,7 @@ def test_git_runs_without_a_shell_or_prompt(tmp_path, monkeypatch) -> None:
 def test_start_up_imports_no_git_machinery() -> None:
     code = ("import sys; from needs_microversion import cli, load; "
             "print(sorted(m for m in ('needs_microversion.loaders.git', "
-            "'needs_microversion.check') if m in sys.modules))")
+            "'needs_microversion.commands.check') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout
     assert out.strip() == "[]"
@@ -514,7 +514,7 @@ def test_check_every_document_worst_exit_code(tmp_path, monkeypatch, run_cli) ->
 
 
 def test_check_passes_version_files_and_changed_paths(tmp_path, monkeypatch, run_cli) -> None:
-    from needs_microversion import run
+    from needs_microversion.commands import diff as run
 
     config = ("services:\n  - name: compute\n    documents: [api/openapi.yaml]\n"
               "    version-file: code/versions.py\n")

@@ -12,9 +12,10 @@ from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from needs_microversion import locate
-from needs_microversion.document import Document, parse_document, read_document
-from needs_microversion.locate import line_of, lines_of
+from needs_microversion.documents import locate
+from needs_microversion.documents.document import parse_document, read_document
+from needs_microversion.documents.locate import line_of, lines_of
+from needs_microversion.model.document import Document
 
 DATA = Path(__file__).parent / "data" / "documents"
 

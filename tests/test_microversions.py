@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from needs_microversion.versions import Version, VersionRange, parse_version
+from needs_microversion.model.versions import Version, VersionRange, parse_version
 
 HEAD = "openapi: 3.1.0\ninfo: {{title: compute, version: {version}}}\n"
 

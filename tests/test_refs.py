@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from needs_microversion.document import Document, read_document
+from needs_microversion.documents.document import read_document
+
+from needs_microversion.model.document import Document
 from needs_microversion.errors import InputError
-from needs_microversion.refs import RefResolver
+from needs_microversion.documents.refs import RefResolver
 
 MAIN = """\
 openapi: 3.0.3

@@ -16,17 +16,16 @@ import jsonschema
 import pytest
 from conftest import ROOT, SHARED
 
-from needs_microversion.compare import Change
+from needs_microversion.commands.diff import DiffRequest, run_diff
 from needs_microversion.errors import InputError
-from needs_microversion.judge import Bookkeeping, Report
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import Location, OpKey
+from needs_microversion.model.verdict import BUG_FIX, REQUIRED, Bookkeeping, Finding, Report
+from needs_microversion.model.versions import Version
 from needs_microversion.report import FORMATS, render
 from needs_microversion.report.github import escape_data, escape_property
 from needs_microversion.report.text import colour_wanted, render_text
 from needs_microversion.rules import RULES
-from needs_microversion.rules.base import BUG_FIX, REQUIRED, Finding
-from needs_microversion.run import DiffRequest, run_diff
-from needs_microversion.snapshot import Location, OpKey
-from needs_microversion.versions import Version
 
 SARIF_SCHEMA = SHARED / "reference" / "schemas" / "sarif-schema-2.1.0.json"
 ANSI = re.compile(r"\x1b\[")

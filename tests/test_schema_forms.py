@@ -10,12 +10,16 @@ from typing import Any
 import pytest
 import yaml
 
-from needs_microversion.document import Document, SourceFloat, read_document
-from needs_microversion.refs import RefResolver
-from needs_microversion.schema import LOCATION_KEY, Schema, SchemaTable, openstack_range
-from needs_microversion.version_warnings import openstack_problems, version_warnings
-from needs_microversion.snapshot import RawSchema
-from needs_microversion.versions import Version, VersionRange, version_problem
+from needs_microversion.documents.document import SourceFloat, read_document
+
+from needs_microversion.model.document import Document
+from needs_microversion.documents.refs import RefResolver
+from needs_microversion.loaders.openapi.normalise import SchemaTable
+from needs_microversion.model.extensions import LOCATION_KEY, openstack_range
+from needs_microversion.model.schema import Schema
+from needs_microversion.loaders.openapi.version_warnings import openstack_problems, version_warnings
+from needs_microversion.model.schema import RawSchema
+from needs_microversion.model.versions import Version, VersionRange, version_problem
 
 HEAD = {"3.0": "openapi: 3.0.3\n", "3.1": "openapi: 3.1.0\n"}
 # `value` is a response attribute and a query parameter: both places read the schema.

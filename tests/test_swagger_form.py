@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from needs_microversion.load import load_snapshot
-from needs_microversion.snapshot import OpKey
+from needs_microversion.model.snapshot import OpKey
 
 UPLOAD = "POST /v1/containers/{}/put_archive"
 

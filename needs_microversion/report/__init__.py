@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 
 from needs_microversion.errors import InputError
-from needs_microversion.judge import Report
-from needs_microversion.rules.base import BUG_FIX, REQUIRED, Finding
-from needs_microversion.snapshot import Location
+from needs_microversion.model.snapshot import Location
+from needs_microversion.model.verdict import BUG_FIX, REQUIRED, Finding, Report
 
 FORMATS = ("text", "json", "markdown", "github", "sarif", "junit", "auto")
 
@@ -82,7 +81,7 @@ def gating(report: Report) -> tuple[str, str]:
 
 def standing(report: Report, finding: Finding) -> str:
     """The verdict with what became of it: `required, provided`, `required, acknowledged: why`."""
-    parts = [finding.verdict]
+    parts: list[str] = [finding.verdict]
     if finding.verdict == REQUIRED:
         parts.append("provided" if report.provided(finding) else "not provided")
     if finding.acknowledged:

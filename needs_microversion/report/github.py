@@ -7,9 +7,8 @@ the report's warnings), `::notice` for the rest and for the verdict.
 
 from __future__ import annotations
 
-from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report import ERROR, WARNING, location, severity, standing
-from needs_microversion.rules.base import Finding
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from needs_microversion.judge import Report
-from needs_microversion.rules.base import Finding
+from needs_microversion.model.verdict import Finding, Report
 
 
 def as_dict(report: Report) -> dict[str, Any]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report import ERROR, location, severity, standing
-from needs_microversion.rules.base import Finding
 
 # XML 1.0 cannot carry these at all, escaped or not; documents can hold them in strings.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

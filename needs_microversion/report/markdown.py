@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.model.verdict import CHART_WORDS, REQUIRED, Report
 from needs_microversion.report import gating, location, standing
-from needs_microversion.rules.base import REQUIRED
 
 # Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
 # (`|` ends a table cell, even inside backticks in GFM).

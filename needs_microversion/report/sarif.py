@@ -14,10 +14,10 @@ from typing import Any
 from urllib.parse import quote
 
 from needs_microversion import __version__
-from needs_microversion.judge import CHART_WORDS, Report
+from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report import location, severity, standing
 from needs_microversion.rules import RULES
-from needs_microversion.rules.base import Finding, Rule
+from needs_microversion.rules.base import Rule
 
 SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
               "sarif-schema-2.1.0.json")

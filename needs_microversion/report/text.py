@@ -7,9 +7,11 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from needs_microversion.judge import CHART_WORDS, Report, walk
+from needs_microversion.rules import walk
+
+from needs_microversion.model.verdict import CHART_WORDS, Report
 from needs_microversion.report import ERROR, WARNING, gating, location, severity
-from needs_microversion.rules.base import NOT_REQUIRED, REQUIRED
+from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED
 
 _RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
 _SEVERITY_COLOUR = {ERROR: _RED, WARNING: _YELLOW}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from needs_microversion.errors import InputError
+from needs_microversion.model.verdict import NOT_REQUIRED, Finding
 from needs_microversion.rules.allowed_values import AllowedValues
 from needs_microversion.rules.announced import Announced
 from needs_microversion.rules.attribute import Attribute
@@ -28,3 +29,15 @@ def get(rule_id: str) -> Rule:
         if rule.id == rule_id:
             return rule
     raise InputError(f"unknown rule {rule_id!r} (see 'needs-microversion rules')")
+
+
+def walk(finding: Finding) -> list[tuple[str, str]]:
+    """The chart walked for one finding: (question, answer) up to the one that decided."""
+    steps = []
+    for rule in RULES:
+        if rule.id == finding.rule:
+            steps.append((rule.question, "yes" if finding.verdict != NOT_REQUIRED else
+                          "yes, but an exception applies"))
+            break
+        steps.append((rule.question, "no"))
+    return steps

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from needs_microversion.compare import Change
-from needs_microversion.rules.base import (
-    NOT_REQUIRED, REQUIRED, Context, Finding, Rule, describe)
+from needs_microversion.model.change import Change, describe
+from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.rules.base import Context, Rule
 
 
 class Attribute(Rule):

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from needs_microversion.compare import Change
-from needs_microversion.rules.base import (
-    NOT_REQUIRED, Context, Finding, Rule, describe, element)
+from needs_microversion.model.change import Change, describe, element
+from needs_microversion.model.verdict import NOT_REQUIRED, Finding
+from needs_microversion.rules.base import Context, Rule
 
 
 class CatchUp(Rule):

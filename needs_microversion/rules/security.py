@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from needs_microversion.compare import Change
-from needs_microversion.rules.base import REQUIRED, Context, Finding, Rule, describe
+from needs_microversion.model.change import Change, describe
+from needs_microversion.model.verdict import REQUIRED, Finding
+from needs_microversion.rules.base import Context, Rule
 
 
 class Security(Rule):

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from needs_microversion.compare import Change
-from needs_microversion.rules.base import BUG_FIX, Context, Finding, Rule
+from needs_microversion.model.change import Change
+from needs_microversion.model.verdict import BUG_FIX, Finding
+from needs_microversion.rules.base import Context, Rule
 
 
 class SilentFailure(Rule):

@@ -1,0 +1,236 @@
+"""The main job as a plain function: load both sides, compare, judge, render."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from needs_microversion.bookkeeping import bookkeeping, read_version_file
+from needs_microversion.compare import compare, with_lines
+from needs_microversion.config import (
+    Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
+from needs_microversion.errors import InputError
+from needs_microversion.judge import judge
+from needs_microversion.load import load_pair
+from needs_microversion.model.snapshot import Snapshot
+from needs_microversion.model.verdict import Report
+from needs_microversion.model.versions import Version, parse_version
+from needs_microversion.profiles import Profile, experimental_overrides, get_profile
+from needs_microversion.report import check_format, render
+from needs_microversion.rules import get
+from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
+
+
+@dataclass(frozen=True)
+class DiffRequest:
+    old: str
+    new: str
+    fmt: str = "text"
+    explain: bool = False
+    strict: bool = False
+    validate: bool = True
+    silent_failures: tuple[str, ...] = ()
+    exempt_error_codes: bool | None = None  # None: as the configuration and profile say
+    free_form: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    old_version: str | None = None
+    new_version: str | None = None
+    config: str | None = None  # a config file; None: look for one from the current folder
+    profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
+    catch_up: bool | None = None  # rule catch-up; None: on for api-ref trees
+    # The version file at both revisions (the check command reads them from git); None: the
+    # old side is unknown and the new side is read from the working tree.
+    old_version_file_text: str | None = None
+    new_version_file_text: str | None = None
+    changed_paths: tuple[str, ...] | None = None  # the change's files (None: unknown)
+    service: str | None = None  # a configured service by name; None: the documents' service
+
+
+def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
+    """Return (rendered report, warnings, exit code).
+
+    Settings come from the command line, then the configuration (the service whose documents
+    these are), then the profile; see docs/configuration.md.
+    """
+    check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
+    if request.strict and not request.validate:
+        raise InputError("--strict turns validation problems into errors: it cannot go with "
+                         "--no-validate")
+    config = load_config(request.config)
+    service = choose_service(config, request)
+    profile = get_profile(request.profile or service.profile)
+    options = build_options(request, service)
+    old_text, new_text = _version_file_texts(request, config, service)
+    old, new = load_pair(request.old, request.new, validate=request.validate,
+                         strict=request.strict)
+    if old_text is not None and new_text is not None:  # the code's maxima, both sides known
+        source = service.version_file or "version file"
+        old_max = read_version_file(old_text, f"{source} (old)").max_version
+        new_max = read_version_file(new_text, f"{source} (new)").max_version
+        old, new = replace(old, max_version=old_max), replace(new, max_version=new_max)
+    old = _with_version(old, request.old_version, "--old-version")
+    new = _with_version(new, request.new_version, "--new-version")
+    old, notes = _fold(old, profile, service)
+    catch_up = request.catch_up if request.catch_up is not None else service.catch_up
+    if catch_up is None:
+        catch_up = "api-ref" in (old.source, new.source)
+    options = replace(options, documentation_catch_up=catch_up)
+    report = diff_snapshots(old, new, options)
+    report = replace(report, findings=experimental_overrides(report.findings, old, profile))
+    report = acknowledge(report, service.acknowledgements, datetime.date.today())
+    if old_text is not None or new_text is not None:
+        changed = set(request.changed_paths) if request.changed_paths is not None else None
+        report = replace(report, bookkeeping=bookkeeping(
+            old_text, new_text, report, changed, profile=profile.name,
+            version_file=service.version_file, released_max=service.released_max,
+            fold=profile.fold_into_unreleased_max))
+    report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
+                     warnings=(*report.warnings, *_unknown_claims(options, old, new),
+                               *_lower_maximum(old, new)))
+    return render(report, request.fmt, explain=request.explain), list(report.warnings), \
+        report.exit_code
+
+
+def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]:
+    """A Q1 claim naming no operation of either document is a typo that would go unseen."""
+    known = {(k.method, k.shape) for snapshot in (old, new) for k in snapshot.operations}
+    return [f"--silent-failure: neither document has an operation {claim.text}; the claim "
+            f"applies to nothing" for claim in options.silent_failures
+            if (claim.operation.method, claim.operation.shape) not in known]
+
+
+def _lower_maximum(old: Snapshot, new: Snapshot) -> list[str]:
+    """A maximum that goes down is a typo (`--old-version`) or a document that lost its
+    newest version: every comparison above the new maximum is against nothing."""
+    if old.max_version is None or new.max_version is None or new.max_version >= old.max_version:
+        return []
+    return [f"the new maximum microversion {new.max_version} is below the old "
+            f"{old.max_version}: versions only go up; check --old-version/--new-version or "
+            f"the documents"]
+
+
+def _base_path_notes(old: Snapshot, new: Snapshot) -> list[str]:
+    """Paths are compared below the base path (`servers` URLs, Swagger `basePath`): where
+    the API lives is the deployment's, but a moved base moves every URL, so say it."""
+    if "api-ref" in (old.source, new.source):
+        return []  # an api-ref tree normalises its version prefixes itself
+    before, after = _base_paths(old), _base_paths(new)
+    if before == after:
+        return []
+    return [f"the base path changed ({', '.join(sorted(before))} -> "
+            f"{', '.join(sorted(after))}): every URL moves with it; paths are compared below it"]
+
+
+def _base_paths(snapshot: Snapshot) -> frozenset[str]:
+    data = snapshot.document.data
+    if not isinstance(data, dict):
+        return frozenset()
+    if isinstance(data.get("basePath"), str):
+        return frozenset({data["basePath"].rstrip("/") or "/"})
+    servers = data.get("servers")
+    urls = [s.get("url") for s in servers if isinstance(s, dict)] if isinstance(
+        servers, list) else []
+    paths = (urlsplit(u).path for u in urls if isinstance(u, str))
+    found = frozenset(p.rstrip("/") or "/" for p in paths if "{" not in p)  # not templated
+    return found or frozenset({"/"})  # no basePath, no servers: the API lives at the root
+
+
+def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
+    """The service the request names, else the one naming the new (else the old) document;
+    the only one if there is one (the file describes this project); else the top level."""
+    if request.service is not None:
+        named = [s for s in config.services if s.name == request.service]
+        if not named:
+            raise InputError(f"no service {request.service!r} in {config.display}")
+        return named[0]
+    service = service_for(config, request.new) or service_for(config, request.old)
+    if service is None and len(config.services) == 1:
+        service = config.services[0]
+    return service or config.defaults
+
+
+def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
+    changes = with_lines(compare(old, new), (old, new))
+    return judge(changes, options, old=old.display, new=new.display,
+                 old_version=old.max_version, new_version=new.max_version,
+                 warnings=(*old.warnings, *new.warnings))
+
+
+def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
+    """Command line over configuration over profile; lists add up.
+
+    `--(no-)exempt-error-codes` forces the nova f2 exemption on or off; without it the
+    configuration and then the profile decide.
+    """
+    service = service or ServiceConfig(name="")
+    profile = get_profile(request.profile or service.profile)
+    for rule_id in request.disabled:
+        get(rule_id)  # unknown ids are a usage error
+    exempt = service.exempt_error_codes
+    if request.exempt_error_codes is not None:
+        exempt = NOVA_EXEMPT_CODES if request.exempt_error_codes else frozenset()
+    return Options(
+        exempt_error_codes=profile.exempt_error_codes if exempt is None else exempt,
+        free_form_paths=(*profile.free_form_paths, *service.free_form, *request.free_form),
+        silent_failures=(*service.silent_failures,
+                         *(parse_claim(text) for text in request.silent_failures)),
+        disabled=frozenset((*service.disabled, *request.disabled)),
+        inapplicable_header_exemption=profile.inapplicable_header_exemption,
+        retired_api_exemption=profile.retired_api_exemption,
+    )
+
+
+def acknowledge(report: Report, acknowledgements: Sequence[Acknowledgement],
+                today: datetime.date) -> Report:
+    """Mark the findings the project accepts; note expired and unused acknowledgements."""
+    live = [ack for ack in acknowledgements if not ack.expired(today)]
+    notes = [f"acknowledgement expired on {ack.expires}, not applied: {ack.describe()} "
+             f"({ack.source})" for ack in acknowledgements if ack.expired(today)]
+    used: set[int] = set()
+    findings = []
+    for finding in report.findings:
+        matching = [i for i, ack in enumerate(live) if ack.matches(finding)]
+        used.update(matching)
+        if matching:
+            finding = replace(finding, acknowledged=live[matching[0]].reason)
+        findings.append(finding)
+    notes += [f"acknowledgement matched no change: {ack.describe()} ({ack.source})"
+              for i, ack in enumerate(live) if i not in used]
+    return replace(report, findings=tuple(findings), notes=(*report.notes, *notes))
+
+
+def _version_file_texts(request: DiffRequest, config: Config, service: ServiceConfig
+                        ) -> tuple[str | None, str | None]:
+    """(old, new) version file texts; the new one from the working tree when not given."""
+    new_text = request.new_version_file_text
+    if new_text is None and service.version_file is not None:
+        path = config.root / service.version_file
+        if not path.is_file():
+            raise InputError(f"'version-file' {service.version_file!r} not found in "
+                             f"{config.root}", config.display)
+        new_text = path.read_text(encoding="utf-8", errors="replace")
+    return request.old_version_file_text, new_text
+
+
+def _fold(old: Snapshot, profile: Profile, service: ServiceConfig
+          ) -> tuple[Snapshot, tuple[str, ...]]:
+    """cinder (and nova in practice): a change may join a merged but unreleased microversion,
+    so only what was released counts as the old maximum."""
+    released, old_max = service.released_max, old.max_version
+    if not profile.fold_into_unreleased_max or released is None or old_max is None \
+            or old_max <= released:
+        return old, ()
+    note = (f"{profile.name}: {old_max} is not released yet (released-max {released}), so "
+            f"changes may join it: the old maximum is taken as {released}")
+    return replace(old, max_version=released), (note,)
+
+
+def _with_version(snapshot: Snapshot, text: str | None, option: str) -> Snapshot:
+    if text is None:
+        return snapshot
+    version: Version | None = parse_version(text)
+    if version is None:
+        raise InputError(f"{option} must look like 2.10, got {text!r}")
+    return replace(snapshot, max_version=version)

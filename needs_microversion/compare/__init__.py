@@ -1,0 +1,22 @@
+"""Snapshot x Snapshot -> Changes, microversion by microversion.
+
+`operations` walks the operations and the versions to compare them at (`samples`); below
+them, `schema_search` finds every schema difference once (`schema_diff` says what differs
+in one pair, `taint` which `$ref`s may hide one); `merge` makes one change of one
+difference seen several times; `corrections` attaches the evidence that a change only
+corrects the document; `lines` fills in line numbers for what is reported.
+"""
+
+from __future__ import annotations
+
+from needs_microversion.compare.corrections import with_evidence
+from needs_microversion.compare.lines import with_lines
+from needs_microversion.compare.operations import Comparer
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import Snapshot
+
+__all__ = ["compare", "with_lines"]
+
+
+def compare(old: Snapshot, new: Snapshot) -> list[Change]:
+    return with_evidence(Comparer(old, new).changes(), old, new)

@@ -1,0 +1,167 @@
+"""Evidence across operations that a change corrects the document, not the API.
+
+Some documents contradict themselves, and the new one resolves the contradiction; some
+changes move only what a loader inferred. Either way the change describes the API as it
+always was. Each finder here reads a change beside the other changes or the other
+operations of the two documents, and attaches the `Evidence` that
+rule catch-up judges (api-ref trees; off for OpenAPI documents, which are generated from the
+code). Changes that sit behind a new microversion are left alone: they are the new
+microversion's content, not a correction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.schema import schema_at
+from needs_microversion.model.snapshot import OpKey, Snapshot
+from needs_microversion.model.versions import FLOOR, Version
+
+_DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
+_BODILESS = ("GET", "HEAD", "DELETE")  # methods whose requests carry no body
+
+
+def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
+    changes = list(changes)
+    moved = nesting_reread(changes)
+    urls: _Urls | None = None
+    out = []
+    for change in changes:
+        if change.evidence is None and change.gated is None:
+            evidence = moved.get(id(change))
+            if evidence is None and change.area == "operation":
+                urls = urls or _Urls(old, new)
+                evidence = urls.method_corrected(change) or urls.still_documented(change)
+            evidence = evidence or envelope_of_list(change, old, new)
+            if evidence is not None:
+                change = replace(change, evidence=evidence)
+        out.append(change)
+    return out
+
+
+def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:
+    """A body attribute removed at one place and the same one (name, type, required) added
+    at another, where either place was inferred: api-ref tables are flat, and where a row
+    sits was guessed (from an example, or from the row order and a wrapper row). A sample
+    added, or rows reordered, moves the guess, not the field."""
+    def leaf(change: Change) -> tuple[object, ...]:
+        value = change.old if change.kind == "removed" else change.new
+        return (change.op_key, change.area, change.status, change.media,
+                change.pointer.rsplit("/", 1)[-1], repr(value))
+
+    body = [c for c in changes if c.area.endswith("-body") and c.gated is None
+            and c.kind in ("added", "removed") and c.pointer]
+    added: dict[tuple[object, ...], list[Change]] = {}
+    for change in body:
+        if change.kind == "added":
+            added.setdefault(leaf(change), []).append(change)
+    found: dict[int, Evidence] = {}
+    for gone in (c for c in body if c.kind == "removed"):
+        match = next((c for c in added.get(leaf(gone), []) if id(c) not in found
+                      and (c.inferred or gone.inferred)), None)
+        if match is None:
+            continue
+        evidence = Evidence("nesting-reread", f"the table documents the same field; where it "
+                            f"sits was inferred ({gone.pointer} before, {match.pointer} now), "
+                            "so the document did not move it; check an example shows it there")
+        found[id(gone)] = found[id(match)] = evidence
+    return found
+
+
+def route(shape: str) -> str:
+    """The route a router matches: any segment with a placeholder (`{}`, `{}@{}`) is one
+    dynamic segment, so `/indicators/{}` and `/indicators/{}@{}` are served by one route."""
+    return _DYNAMIC.sub("{}", shape)
+
+
+class _Urls:
+    """The two documents' operations by URL, indexed once (a spec has thousands)."""
+
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.old, self.new = old, new
+        self.kept: dict[tuple[str, str | None, str], list[OpKey]] = {}
+        for key in sorted(k for k in old.operations if k in new.operations):
+            self.kept.setdefault((key.method, key.action, route(key.shape)), []).append(key)
+        self.by_url: dict[tuple[str, str | None], list[OpKey]] = {}
+        for key in sorted({*old.operations, *new.operations}):
+            self.by_url.setdefault((key.shape, key.action), []).append(key)
+
+    def still_documented(self, change: Change) -> Evidence | None:
+        """An operation removed while the old document described the same route a second
+        way (same method, a placeholder segment written `{component}` there and
+        `{ind_ident}@{component}` here) that the new document keeps. One handler serves one
+        dynamic segment, so the URL is still there: the old document contradicted itself
+        and the new one keeps one of its two descriptions."""
+        if change.area != "operation" or change.kind != "removed":
+            return None
+        key = change.op_key
+        twins = [k for k in self.kept.get((key.method, key.action, route(key.shape)), [])
+                 if k.shape != key.shape]
+        if not twins:
+            return None
+        other = self.new.operations[twins[0]].display
+        return Evidence("url-still-documented",
+                        f"the old document also described this route as {other}, which the "
+                        "new one keeps: one dynamic segment is one route, so the URL is still "
+                        "served and only one of its two descriptions is removed; check the "
+                        "code answers both forms alike")
+
+    def method_corrected(self, change: Change) -> Evidence | None:
+        """The old document gave a bodiless method (GET, HEAD, DELETE) a request body, and
+        the new one documents the same URL with another method: it described that request
+        all along, under the wrong method."""
+        if change.area != "operation":
+            return None
+        same_url = self.by_url.get((change.op_key.shape, change.op_key.action), [])
+        wrong = [k for k in same_url if k.method in _BODILESS and k in self.old.operations
+                 and k not in self.new.operations and any(
+                     raw is not None for raw in self.old.operations[k].request_content.values())]
+        fixed = [k for k in same_url if k.method not in _BODILESS and k in self.new.operations
+                 and k not in self.old.operations]
+        if not (wrong and fixed):
+            return None
+        return Evidence("method-corrected",
+                        f"the old document gave {wrong[0].method} a request body; the URL is "
+                        f"now documented as {fixed[0].method}")
+
+
+def envelope_of_list(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:
+    """A detailed list (`GET /servers/detail`) whose top-level response keys become exactly
+    those its list (`GET /servers`) already had in the old document. OpenStack's detailed
+    lists return their list's envelope with more attributes per item, so the old document
+    had the envelope wrong (a `server` object copied from the show operation)."""
+    if change.area != "response-body" or change.kind == "changed" \
+            or change.pointer.count("/") != 1 or change.op_key.method != "GET" \
+            or not change.op_key.shape.endswith("/detail"):
+        return None
+    detail = change.op_key
+    listing = OpKey("GET", detail.shape.removesuffix("/detail") or "/", detail.action)
+    version = old.max_version or FLOOR
+    media = (change.media or "").split(", ")[0]
+    envelope = _top_keys(old, listing, change.status, media, version)
+    if envelope is None or envelope != _top_keys(new, listing, change.status, media, version) \
+            or envelope != _top_keys(new, detail, change.status, media, version) \
+            or envelope == _top_keys(old, detail, change.status, media, version):
+        return None
+    return Evidence("envelope-matches-list",
+                    f"{old.operations[listing].display} lists the same collection and "
+                    f"already documented its envelope ({', '.join(sorted(envelope))}); a "
+                    "detailed list has its list's envelope, so the table's envelope is "
+                    "corrected")
+
+
+def _top_keys(snapshot: Snapshot, key: OpKey, status: str | None, media: str,
+              version: Version) -> frozenset[str] | None:
+    """The top-level attributes of an operation's response body at one version."""
+    op = snapshot.operations.get(key)
+    response = op.responses.get(status or "") if op is not None else None
+    if response is None or not response.versions.contains(version):
+        return None
+    schema = schema_at(snapshot.schemas, response.content.get(media), version)
+    if schema is None:
+        return None
+    return frozenset(name for name, prop in schema.properties.items()
+                     if prop.versions.contains(version))

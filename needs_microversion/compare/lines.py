@@ -1,0 +1,30 @@
+"""Line numbers for the places changes name, looked up only for what is reported."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from needs_microversion.documents.locate import lines_of
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import Location, Snapshot
+
+
+def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Change]:
+    """Fill in line numbers (looked up in one batch per document: only for what is reported)."""
+    docs = {doc.display: doc for s in snapshots for doc in (s.document, *s.schemas.documents)
+            if doc.text}
+    wanted: dict[str, set[tuple[str, ...]]] = {}
+    for change in changes:
+        for loc in (change.old_location, change.new_location):
+            if loc is not None and loc.line is None and loc.file in docs:
+                wanted.setdefault(loc.file, set()).add(loc.pointer)
+    lines = {file: lines_of(docs[file], pointers) for file, pointers in wanted.items()}
+
+    def fill(loc: Location | None) -> Location | None:
+        if loc is None or loc.line is not None or loc.file not in lines:
+            return loc
+        return replace(loc, line=lines[loc.file].get(loc.pointer))
+
+    return [replace(c, old_location=fill(c.old_location), new_location=fill(c.new_location))
+            for c in changes]

@@ -1,0 +1,66 @@
+"""Changes seen several times become one: the same difference in every media type of a
+body, and the several ways one element changed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from needs_microversion.model.change import Change
+from needs_microversion.model.versions import Version
+
+
+def across_media_types(changes: Iterable[Change]) -> list[Change]:
+    """One change for a difference every media type of a body shows (json, yaml, ...)."""
+    groups: dict[tuple[Any, ...], list[Change]] = {}
+    for change in changes:
+        key = change.identity[:6] + change.identity[7:] if change.media else (
+            id(change),)
+        groups.setdefault(key, []).append(change)
+    merged = []
+    for group in groups.values():
+        first = group[0]
+        if len(group) > 1 and first.area.endswith("-body"):
+            first = replace(first, media=", ".join(sorted({c.media or "" for c in group})))
+            merged.append(first)
+        else:
+            merged.extend(group)
+    return merged
+
+
+def one_per_element(changes: Iterable[Change]) -> list[Change]:
+    """Merge the ways one element changed (type, bounds, ...) into one change to judge."""
+    groups: dict[tuple[Any, ...], list[Change]] = {}
+    merged: list[Change] = []
+    for change in changes:
+        if change.kind != "changed":
+            merged.append(change)
+            continue
+        key = (change.area, change.op_key, change.status, change.media, change.pointer,
+               change.gated)
+        if key not in groups:
+            groups[key] = []
+            merged.append(change)  # placeholder keeps the first position
+        groups[key].append(change)
+    result = []
+    for change in merged:
+        if change.kind == "changed":
+            group = groups[(change.area, change.op_key, change.status, change.media,
+                            change.pointer, change.gated)]
+            if len(group) > 1:
+                labels = [c.detail or c.aspect for c in group]
+                change = replace(change, aspect="+".join(sorted({c.aspect for c in group})),
+                                 detail=",".join(labels),
+                                 old={label: c.old for label, c in zip(labels, group, strict=True)},
+                                 new={label: c.new for label, c in zip(labels, group, strict=True)},
+                                 inferred=any(c.inferred for c in group),
+                                 evidence=group[0].evidence if all(
+                                     c.evidence for c in group) else None)
+        result.append(change)
+    return result
+
+
+def gate(change: Change, version: Version) -> Change:
+    return replace(change, gated=version)
+

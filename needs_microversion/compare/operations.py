@@ -1,0 +1,243 @@
+"""Snapshot x Snapshot -> Changes, operation by operation and microversion by microversion.
+
+The contract at every version up to the old document's maximum must be unchanged: each
+difference seen there is an ungated change. A difference that appears only above the old
+maximum is gated at the version where it first appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+from needs_microversion.compare.merge import across_media_types, gate, one_per_element
+from needs_microversion.compare.samples import Samples, first_version, since
+from needs_microversion.compare.schema_diff import PairDiff, Rel
+from needs_microversion.compare.schema_search import SchemaSearch
+from needs_microversion.compare.taint import MISSING, RefTaint
+from needs_microversion.model.change import Area, Change, Kind
+from needs_microversion.model.extensions import LOCATION_KEY
+from needs_microversion.model.schema import RawSchema
+from needs_microversion.model.snapshot import (
+    Location, OpKey, Operation, Parameter, Response, Snapshot)
+from needs_microversion.model.versions import Version, VersionRange, mentioned_versions
+
+PARAM_AREAS: dict[str, Area] = {"path": "path-parameter", "query": "query-parameter",
+                                "header": "request-header", "cookie": "cookie-parameter"}
+Direction = Literal["request", "response"]
+_BODY_AREA: dict[Direction, Area] = {"request": "request-body", "response": "response-body"}
+_MEDIA_AREA: dict[Direction, Area] = {"request": "request-media-type",
+                                      "response": "response-media-type"}
+
+
+class Comparer:
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.old, self.new = old, new
+        self.taint = RefTaint(old, new)
+        self.floor = first_version(old, new)
+        self.samples = Samples(old, new, self.floor)
+        self.search = SchemaSearch(old.schemas, new.schemas, self.taint, PairDiff(
+            old.schemas, new.schemas, old.max_version, self.floor))
+
+    def changes(self) -> list[Change]:
+        seen: dict[tuple[Any, ...], Change] = {}
+        keys = sorted(set(self.old.operations) | set(self.new.operations))
+        for key in keys:
+            if self.unchanged(key):
+                continue
+            old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
+            below, above = self.samples.at(old_op, new_op)
+            for version in below:
+                for change in self.diff_operation(old_op, new_op, version, version):
+                    seen.setdefault(change.identity, change)
+            for version in above:
+                # Above the old max, compare with what the old document says there too: it
+                # normally repeats its max, and a document ahead of itself is no change.
+                for change in self.diff_operation(old_op, new_op, version, version):
+                    if change.identity not in seen:
+                        seen[change.identity] = gate(change, version)
+        return one_per_element(across_media_types(seen.values()))
+
+    def unchanged(self, key: OpKey) -> bool:
+        """Raw-equal operations whose `$ref` targets are equal too need no walk."""
+        old_raw = self.old.operations.raw.get(key, MISSING)
+        new_raw = self.new.operations.raw.get(key, MISSING)
+        return old_raw is not MISSING and old_raw == new_raw and self.taint.clean(old_raw)
+
+    def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
+                       vb: Version) -> list[Change]:
+        a, b = _at(old_op, va), _at(new_op, vb)
+        if a is None and b is None:
+            return []
+        shown = b or a
+        assert shown is not None
+        op = _OpContext(self, shown.display, shown.key)
+        if a is None or b is None:
+            kind: Kind = "added" if a is None else "removed"
+            return [op.change("operation", kind, old_location=a and a.location,
+                              new_location=b and b.location, old=a and a.display,
+                              since=self.since(new_op.versions if new_op else None, vb),
+                              new=b and b.display)]
+        out: list[Change] = list(self.announced(op, "operation", "", a.description,
+                                                b.description, a.location, b.location))
+        out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
+        out += self.diff_content(op, "request", a.request_content, b.request_content, va, vb)
+        if a.request_required != b.request_required and a.request_content and b.request_content:
+            out.append(op.change("request-body", "changed", "required", old=a.request_required,
+                                 new=b.request_required, old_location=a.location,
+                                 new_location=b.location))
+        out += self.diff_responses(op, a.responses, b.responses, va, vb)
+        if a.security != b.security:
+            out.append(op.change("security", "changed", old=sorted(a.security),
+                                 new=sorted(b.security), old_location=a.location,
+                                 new_location=b.location))
+        return out
+
+    def since(self, versions: VersionRange | None, version: Version) -> Version | None:
+        return since(versions, version, self.floor)
+
+    def diff_parameters(self, op: _OpContext, old: Mapping[tuple[str, str], Parameter],
+                        new: Mapping[tuple[str, str], Parameter], va: Version, vb: Version,
+                        status: str | None = None, area: Area | None = None) -> list[Change]:
+        out: list[Change] = []
+        for key in sorted(set(old) | set(new)):
+            since = self.since(new[key].versions if key in new else None, vb)
+            a, b = _at(old.get(key), va), _at(new.get(key), vb)
+            if a is None and b is None:
+                continue
+            shown = b or a
+            assert shown is not None
+            where: Area = area or PARAM_AREAS.get(shown.where, "query-parameter")
+            if a is None or b is None:
+                out.append(op.change(where, "added" if a is None else "removed",
+                                     pointer=shown.name, status=status,
+                                     old=a and _param_summary(a), new=b and _param_summary(b),
+                                     old_location=a and a.location,
+                                     new_location=b and b.location,
+                                     inferred=shown.inferred, since=since))
+                continue
+            out += self.announced(op, where, b.name, a.description, b.description, a.location,
+                                  b.location, status)
+            if a.required != b.required:
+                out.append(op.change(where, "changed", "required", pointer=b.name,
+                                     status=status, old=a.required, new=b.required,
+                                     old_location=a.location, new_location=b.location))
+            if a.serialization != b.serialization:
+                out.append(op.change(where, "changed", "serialization", pointer=b.name,
+                                     status=status, old=dict(a.serialization),
+                                     new=dict(b.serialization), old_location=a.location,
+                                     new_location=b.location))
+            for rel in self.search.diff(a.schema, b.schema, va, vb, "request"):
+                out.append(op.from_rel(where, rel, b.name, status=status,
+                                       inferred=a.inferred or b.inferred,
+                                       owners=(a.location, b.location)))
+        return out
+
+    def announced(self, op: _OpContext, area: Area, pointer: str, old_text: str, new_text: str,
+                  old_at: Location | None, new_at: Location | None, status: str | None = None
+                  ) -> list[Change]:
+        """Prose that starts announcing a microversion above the old maximum (inferred)."""
+        old_max = self.old.max_version
+        if old_max is None or old_text == new_text:
+            return []
+        versions = sorted(v for v in mentioned_versions(new_text) - mentioned_versions(old_text)
+                          if v > old_max)
+        return [op.change(area, "changed", "announcement", pointer=pointer, status=status,
+                          detail=str(versions[0]), old=None, new=str(versions[0]),
+                          old_location=old_at, new_location=new_at, gated=versions[0],
+                          inferred=True)] if versions else []
+
+    def diff_content(self, op: _OpContext, direction: Direction,
+                     old: Mapping[str, RawSchema | None],
+                     new: Mapping[str, RawSchema | None], va: Version, vb: Version,
+                     status: str | None = None, location: tuple[Location, Location] | None = None
+                     ) -> list[Change]:
+        out: list[Change] = []
+        body_area = _BODY_AREA[direction]
+        for media in sorted(set(old) | set(new)):
+            if media not in old or media not in new:
+                shown = new.get(media) if media in new else old.get(media)
+                out.append(op.change(_MEDIA_AREA[direction],
+                                     "added" if media not in old else "removed",
+                                     status=status, media=media,
+                                     old=media if media in old else None,
+                                     new=media if media in new else None,
+                                     old_location=op.place(old.get(media), self.old) if media in
+                                     old else None,
+                                     new_location=op.place(shown, self.new) if media in new
+                                     else None))
+                continue
+            for rel in self.search.diff(old[media], new[media], va, vb, direction):
+                out.append(op.from_rel(body_area, rel, "", status=status, media=media))
+        return out
+
+    def diff_responses(self, op: _OpContext, old: Mapping[str, Response],
+                       new: Mapping[str, Response], va: Version, vb: Version) -> list[Change]:
+        out: list[Change] = []
+        for status in sorted(set(old) | set(new)):
+            since = self.since(new[status].versions if status in new else None, vb)
+            a, b = _at(old.get(status), va), _at(new.get(status), vb)
+            if a is None and b is None:
+                continue
+            if a is None or b is None:
+                out.append(op.change("status-code", "added" if a is None else "removed",
+                                     status=status, old=a and status, new=b and status,
+                                     old_location=a and a.location,
+                                     new_location=b and b.location, since=since))
+                continue
+            out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
+                                        {("header", k): v for k, v in b.headers.items()}, va, vb,
+                                        status=status, area="response-header")
+            out += self.diff_content(op, "response", a.content, b.content, va, vb, status)
+        return out
+
+
+
+class _OpContext:
+    """Builds Changes for one operation, turning raw places into Locations."""
+
+    def __init__(self, comparer: Comparer, display: str, key: OpKey) -> None:
+        self.comparer, self.display, self.key = comparer, display, key
+
+    def place(self, raw: RawSchema | None, snapshot: Snapshot,
+              owner: Location | None = None) -> Location | None:
+        """Where a schema is written; in a document without text to look lines up in (an
+        api-ref tree), the place of what owns the schema (a parameter's row)."""
+        if raw is None:
+            return None
+        node = raw.node
+        if isinstance(node, dict) and isinstance(node.get(LOCATION_KEY), str):
+            return Location.parse(node[LOCATION_KEY], raw.doc)
+        if owner is not None and not raw.doc.text:
+            return owner
+        return Location(raw.doc.display, None, raw.pointer)
+
+    def change(self, area: Area, kind: Kind, aspect: str = "", **fields: Any) -> Change:
+        return Change(area=area, kind=kind, aspect=aspect, operation=self.display,
+                      op_key=self.key, **fields)
+
+    def from_rel(self, area: Area, rel: Rel, prefix: str, status: str | None = None,
+                 media: str | None = None, inferred: bool = False,
+                 owners: tuple[Location | None, Location | None] = (None, None)) -> Change:
+        return self.change(area, rel.kind, rel.aspect, pointer=prefix + rel.pointer,
+                           status=status, media=media, detail=rel.detail, old=rel.old,
+                           new=rel.new,
+                           old_location=self.place(rel.old_at, self.comparer.old, owners[0]),
+                           new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
+                           inferred=inferred or rel.inferred, free_form=rel.free_form,
+                           since=rel.since, delta=rel.delta, evidence=rel.evidence)
+
+
+
+_Versioned = TypeVar("_Versioned", Operation, Parameter, Response)
+
+
+def _at(item: _Versioned | None, version: Version) -> _Versioned | None:
+    """The item if it exists at that microversion."""
+    return item if item is not None and item.versions.contains(version) else None
+
+
+
+def _param_summary(param: Parameter) -> dict[str, Any]:
+    return {"in": param.where, "required": param.required}
+

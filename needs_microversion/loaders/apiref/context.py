@@ -1,0 +1,110 @@
+"""What reading one api-ref tree shares across its files: name resolution, the parameter,
+status and example files already read, the warnings, and every microversion that bounds
+something (for `info.version`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from needs_microversion.errors import InputError
+from needs_microversion.loaders.apiref.include import Selection, select
+from needs_microversion.loaders.apiref.parameters_yaml import YamlFile, load_yaml
+from needs_microversion.loaders.apiref.tree import Tree
+from needs_microversion.model.versions import Version, VersionRange, parse_version
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+@dataclass
+class Context:
+    """What reading one tree shares across files: resolution, caches, warnings, versions."""
+
+    tree: Tree
+    warnings: list[str] = field(default_factory=list)
+    # every version that bounds something: structured ones, notes, availability sentences
+    versions: list[Version] = field(default_factory=list)
+    yaml_files: dict[Path, YamlFile | None] = field(default_factory=dict)
+    examples: dict[tuple[Path, Selection], object] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # warnings already given once
+    outside: list[str] = field(default_factory=list)  # example names outside the sandbox
+
+    def warn(self, where: str, message: str) -> None:
+        self.warnings.append(f"{where}: {message}")
+
+    def warn_once(self, where: str, message: str) -> None:
+        if message not in self.said:
+            self.said.add(message)
+            self.warn(where, message)
+
+    def version(self, value: object, where: str, what: str) -> Version | None:
+        if value is None:
+            return None
+        parsed = parse_version(value)
+        if parsed is None:
+            self.warn_once(where, f"{what} {value!r} is not a microversion (X.Y); ignored")
+            return None
+        # A last version implies the next: the element ends because the API went on.
+        self.versions.append(parsed.next() if what == "max_version" else parsed)
+        return parsed
+
+    def bounds(self, fields: Mapping[str, object], where: str) -> VersionRange:
+        """The min_version/max_version of a definition or rest_method."""
+        found = VersionRange(self.version(fields.get("min_version"), where, "min_version"),
+                             self.version(fields.get("max_version"), where, "max_version"))
+        if found.empty:
+            self.warn_once(where, f"min_version {found.lo} is above max_version {found.hi}: "
+                                  f"visible at no microversion")
+        return found
+
+    def saw(self, versions: VersionRange) -> None:
+        """A range written somewhere: its start and, past its end, the next version."""
+        self.versions.extend(versions.bounds())
+
+    def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
+        if path in self.yaml_files:
+            return self.yaml_files[path]
+        result: YamlFile | None = None
+        text = self.tree.read_text(path, where) if path.is_file() else None
+        if not path.is_file():
+            self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
+        elif text is not None:
+            result = load_yaml(text)
+            if result.error is not None:
+                # Every table naming it would lose its rows: the diff would invent removals.
+                line, message = result.error
+                raise InputError(f"{what}: {message}", str(path), line)
+            if not result.entries:
+                self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
+        self.yaml_files[path] = result
+        return result
+
+    def example(self, path: Path, where: str, selection: Selection | None = None) -> object:
+        """The JSON a literalinclude shows (None when it is not JSON), read once per file
+        and selection."""
+        selection = selection or Selection()
+        key = (path, selection)
+        if key not in self.examples:
+            data: object = None
+            text = self.tree.read_text(path, where) if path.suffix == ".json" and \
+                path.is_file() else None
+            if text is not None and not selection.whole:
+                selected = select(text, selection)
+                if selected.text is None:
+                    self.warn(where, f"example '{self.tree.rel(path)}': {selected.problem}; "
+                                     f"not used for nesting")
+                text = selected.text
+            if text is not None and text.strip():
+                try:
+                    data = json.loads(text)
+                except ValueError as exc:
+                    try:  # samples are hand-written: trailing commas are common
+                        data = json.loads(_TRAILING_COMMA.sub(r"\1", text))
+                    except ValueError:
+                        self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
+                                         f"({exc}); not used for nesting")
+            self.examples[key] = data
+        return self.examples[key]

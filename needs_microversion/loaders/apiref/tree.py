@@ -1,0 +1,176 @@
+"""The files of an api-ref tree: which to read, in which order, and how names resolve.
+
+Sphinx resolves a relative file argument (`parameters.yaml`, `../status.yaml`, a
+`literalinclude`) against the folder of the *document* being built: for an `.inc` that is
+the top-level `.rst` that includes it, not the `.inc`'s own folder. A leading `/` means the
+Sphinx source root. Nothing outside the sandbox (the repository folder holding the tree) is
+ever read; such names are refused with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
+from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
+
+@lru_cache(maxsize=2048)
+def parse_cached(text: str) -> RstDoc:
+    """Files identical in two trees (most of them) are scanned once per process."""
+    doc = read_rst(text)
+    if doc.suspicious or doc.messages:
+        doc = read_with_docutils(text)  # ambiguous RST: docutils has the last word
+    return doc
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    rel: str  # name relative to the source folder, for locations
+    text: str
+    doc: RstDoc
+    base: Path  # the folder relative file arguments resolve against
+
+
+@dataclass
+class Tree:
+    source: Path  # the folder given by the user
+    srcdir: Path  # Sphinx source root ("/name" resolves here)
+    sandbox: Path  # nothing outside is read
+    files: list[SourceFile] = field(default_factory=list)  # document order
+    warnings: list[str] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        """A path as written in locations: relative to the source folder."""
+        try:
+            return path.relative_to(self.source).as_posix()
+        except ValueError:
+            return Path(os.path.relpath(path, self.source)).as_posix()
+
+    def resolve(self, name: str, base: Path, where: str, *, quiet: bool = False
+                ) -> Path | None:
+        """A file argument as Sphinx resolves it; None (with a warning unless `quiet`) if it
+        escapes the sandbox."""
+        name = name.strip()
+        target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
+        resolved = target.resolve()
+        if not resolved.is_relative_to(self.sandbox):
+            if not quiet:
+                self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")
+            return None
+        return resolved
+
+    def read_text(self, path: Path, where: str) -> str | None:
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': "
+                                 f"{exc.strerror or exc}")
+            return None
+
+
+def open_tree(source: Path) -> Tree:
+    source = source.resolve()
+    sandbox = _sandbox(source)
+    tree = Tree(source=source, srcdir=_srcdir(source, sandbox), sandbox=sandbox)
+    texts: dict[Path, str] = {}
+    for path in sorted(p for p in source.rglob("*") if p.suffix in (".inc", ".rst")
+                       and p.is_file() and not _hidden(p.relative_to(source))):
+        resolved = path.resolve()
+        if not resolved.is_relative_to(tree.sandbox):
+            tree.warnings.append(f"{tree.rel(path)}: links outside {tree.sandbox}; not read")
+            continue
+        text = tree.read_text(resolved, tree.rel(path))
+        if text is not None:
+            texts[resolved] = text
+    docs = {path: parse_cached(text) for path, text in texts.items()}
+    includes = {path: list(_includes(tree, path, doc)) for path, doc in docs.items()}
+    # Files included from outside the given folder (`v3/index.rst` including
+    # `../common/shared.inc`) belong to the tree as Sphinx builds it.
+    pending = [t for targets in includes.values() for t in targets if t not in docs]
+    while pending:
+        path = pending.pop()
+        text = None if path in docs else tree.read_text(path, tree.rel(path))
+        if text is not None:
+            texts[path], docs[path] = text, parse_cached(text)
+            includes[path] = list(_includes(tree, path, docs[path]))
+            pending.extend(t for t in includes[path] if t not in docs)
+    order, base = _document_order(docs, includes)
+    tree.files = [SourceFile(path, tree.rel(path), texts[path], docs[path], base[path])
+                  for path in order]
+    return tree
+
+
+def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
+    """`.. include::` targets of one file, resolved relative to that file (docutils)."""
+    found = []
+    for block in doc.blocks:
+        if isinstance(block, Directive) and block.name == "include" and block.head:
+            where = f"{tree.rel(path)}:{block.line}"
+            name = block.head.strip()
+            if name.startswith("<"):
+                continue  # a docutils standard-library include: not part of the tree
+            target = tree.resolve(name, path.parent, where)
+            if target is not None and not target.is_file():
+                tree.warnings.append(f"{where}: included file '{name}' not found")
+            elif target is not None:
+                found.append(target)
+    return found
+
+
+def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]]
+                    ) -> tuple[list[Path], dict[Path, Path]]:
+    """Include order from each top-level document (index.rst first), then files nobody
+    includes. Files included twice count once; each file's base folder is its including
+    top-level document's folder."""
+    included = {target for targets in includes.values() for target in targets}
+    tops = [p for p in docs if p.suffix == ".rst" and p not in included]
+    tops.sort(key=lambda p: (p.name != "index.rst", len(p.parts), p))
+    order: list[Path] = []
+    base: dict[Path, Path] = {}
+
+    def visit(path: Path, top: Path) -> None:
+        if path in base or path not in docs:
+            return
+        base[path] = top.parent
+        order.append(path)
+        for target in includes.get(path, []):
+            visit(target, top)
+
+    for top in tops:
+        visit(top, top)
+    for path in sorted(docs):
+        visit(path, path)  # not included anywhere: its own folder
+    return order, base
+
+
+def _srcdir(source: Path, sandbox: Path) -> Path:
+    """The Sphinx source root: the nearest folder up (inside the sandbox) with conf.py or
+    named `api-ref/source`, else the given one."""
+    for folder in (source, *source.parents):
+        if not folder.is_relative_to(sandbox):
+            break
+        if (folder / "conf.py").is_file():
+            return folder
+        if folder.name == "source" and folder.parent.name.endswith("api-ref"):
+            return folder
+    return source
+
+
+def _sandbox(source: Path) -> Path:
+    """The repository folder holding the tree: the nearest git work tree up, else the
+    folder above `api-ref/` (OpenStack layout), else the source folder's parent."""
+    for folder in (source, *source.parents):
+        if (folder / ".git").exists():
+            return folder
+    for folder in (source, *source.parents):
+        if folder.name.endswith("api-ref"):
+            return folder.parent
+    return source.parent
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)

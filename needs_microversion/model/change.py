@@ -1,0 +1,129 @@
+"""A difference in the user contract before any rule judged it, and its vocabulary.
+
+`Area` is what part of an operation changed, `Kind` how, `Aspect` which property of it; the
+three are `Literal` types, so a misspelt value fails type checking.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from needs_microversion.model.snapshot import Location, OpKey
+from needs_microversion.model.versions import Version
+
+Area = Literal[
+    "operation", "path-parameter", "query-parameter", "request-header", "cookie-parameter",
+    "request-body", "request-media-type", "status-code", "response-header", "response-body",
+    "response-media-type", "security",
+]
+Kind = Literal["added", "removed", "changed"]
+# One way an element changed. A change merged from several ways of one element joins theirs
+# with "+" ("constraint+type"), so `Change.aspect` is a plain string.
+Aspect = Literal[
+    "", "type", "nullable", "required", "enum", "constraint", "composition", "free-form",
+    "serialization", "announcement",
+]
+
+_WHERE: dict[Area, str] = {
+    "request-body": "request attribute", "response-body": "response attribute",
+    "query-parameter": "query parameter", "cookie-parameter": "cookie parameter",
+    "path-parameter": "path parameter", "request-header": "request header",
+    "response-header": "response header", "status-code": "status code",
+    "request-media-type": "request media type", "response-media-type": "response media type",
+    "operation": "operation", "security": "security requirements",
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What in the documents shows that a change corrects the document, not the API: the
+    catch-up finding it calls for and the sentence a reviewer reads."""
+
+    finding: str  # a finding id of rule catch-up
+    text: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference in the user contract, before any rule judged it."""
+
+    area: Area
+    kind: Kind
+    aspect: str  # an Aspect, or several joined by "+" (one element changed several ways)
+    operation: str  # "GET /servers/{server_id}" as the new document writes it
+    op_key: OpKey
+    pointer: str = ""  # JSON pointer in the body, or the parameter/header name
+    status: str | None = None
+    media: str | None = None
+    detail: str = ""  # e.g. the constraint keyword
+    old: Any = None
+    new: Any = None
+    old_location: Location | None = None
+    new_location: Location | None = None
+    gated: Version | None = None
+    inferred: bool = False
+    free_form: bool = False  # a key added to / removed from a free-form object
+    # Where the new document says the difference starts: an element's first version, or the
+    # version after its last for one it ends (a released one means it documents late).
+    since: Version | None = None
+    delta: str = ""  # where inside a structured value (discriminator, default...) it differs
+    evidence: Evidence | None = None  # what shows the document is only corrected
+
+    @cached_property
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two changes the same, wherever and at whichever version they were seen."""
+        return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
+                self.media, self.detail, _canon(self.old), _canon(self.new))
+
+
+def element(change: Change) -> tuple[Any, ...]:
+    """What a change is about: one attribute, parameter, header or code of one operation."""
+    return (change.op_key, change.area, change.status, change.pointer)
+
+
+def describe(change: Change) -> str:
+    """A short human sentence for a change: what, where, old -> new."""
+    where = _WHERE[change.area]
+    subject = change.pointer
+    if change.area in ("request-body", "response-body") and not subject:
+        where, subject = where.replace("attribute", "body"), ""
+    text = f"{where} {subject}".strip() if subject else where
+    if change.area in ("response-body", "response-header", "response-media-type"):
+        text += f" (status {change.status})" if change.status else ""
+    if change.aspect == "enum" and change.kind == "added" and change.new is None:
+        return f"{text}: allowed values no longer restricted (were {_short(change.old)})"
+    if change.aspect == "enum" and change.kind == "removed" and change.old is None:
+        return f"{text}: allowed values restricted to {_short(change.new)} (any before)"
+    if change.kind == "added" and change.aspect == "enum":
+        return f"{text}: allowed values added {_short(change.new)}"
+    if change.kind == "removed" and change.aspect == "enum":
+        return f"{text}: allowed values removed {_short(change.old)}"
+    if change.kind in ("added", "removed"):
+        value = change.new if change.kind == "added" else change.old
+        detail = f" ({_short(value)})" if isinstance(value, dict) else ""
+        return f"{text} {change.kind}{detail}"
+    if "," in change.detail:  # several ways at once (merged): one clause each
+        clauses = [f"{label} changed from {_short(change.old[label])} to "
+                   f"{_short(change.new[label])}" for label in change.detail.split(",")]
+        return f"{text}: " + "; ".join(clauses)
+    aspect = change.detail if change.aspect == "constraint" else change.aspect
+    what = f"{text}: {aspect}" if aspect else text
+    if change.delta:
+        return f"{what} changed at {change.delta}"
+    return f"{what} changed from {_short(change.old)} to {_short(change.new)}"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    text = str(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

@@ -1,0 +1,48 @@
+"""The `x-...` extension keys, defined once (docs/contract-model.md).
+
+`x-openstack` is OpenStack's own (microversion bounds, microversion and action containers);
+the `x-needs-microversion-*` keys are what the api-ref loader writes into the OpenAPI
+document it makes, for the stages after it to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from needs_microversion.model.versions import ALL, VersionRange, parse_version
+
+OPENSTACK_KEY: Final = "x-openstack"
+# Inside `x-openstack`: the bounds, each in two spellings (the first is read first, and is
+# the one the api-ref loader writes), the container kind, an action body's name.
+MIN_VERSION_KEYS: Final = ("min-ver", "min_ver")
+MAX_VERSION_KEYS: Final = ("max-ver", "max_ver")
+DISCRIMINATOR_KEY: Final = "discriminator"
+ACTION_NAME_KEY: Final = "action-name"
+
+LOCATION_KEY: Final = "x-needs-microversion-location"  # "file:line (file:line)" of a row
+INFERRED_KEY: Final = "x-needs-microversion-inferred"  # read from prose or layout
+EXAMPLE_KEY: Final = "x-needs-microversion-example"  # what the document's own example shows
+EXAMPLE_KEYS_KEY: Final = "x-needs-microversion-example-keys"  # examples gave the keys
+MAJORS_KEY: Final = "x-needs-microversion-majors"  # on `info`: paths keep version prefixes
+
+
+def openstack_range(node: Mapping[str, Any]) -> VersionRange:
+    """The `x-openstack` min/max microversion of a node (both spellings), ALL if none.
+
+    An unreadable bound reads as no bound; `loaders/openapi/version_warnings.py` reports it.
+    """
+    ext = node.get(OPENSTACK_KEY)
+    if not isinstance(ext, dict):
+        return ALL
+    lo, lo_alt = MIN_VERSION_KEYS
+    hi, hi_alt = MAX_VERSION_KEYS
+    return VersionRange(parse_version(ext.get(lo, ext.get(lo_alt))),
+                        parse_version(ext.get(hi, ext.get(hi_alt))))
+
+
+def is_container(node: Mapping[str, Any], kind: str) -> bool:
+    """A `oneOf` whose `x-openstack` discriminator is `kind` (microversion or action)."""
+    ext = node.get(OPENSTACK_KEY)
+    return isinstance(ext, dict) and ext.get(DISCRIMINATOR_KEY) == kind and isinstance(
+        node.get("oneOf"), list)

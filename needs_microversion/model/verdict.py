@@ -1,0 +1,94 @@
+"""Verdicts and the records that carry them: a rule's `Finding`, a reviewer's `Claim`, the
+`Bookkeeping` of the project's version file, and the `Report` of one comparison.
+
+Verdict values are kebab-case because users type and read them; `Verdict` is a `Literal`
+type, so a misspelt verdict fails type checking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import OpKey
+from needs_microversion.model.versions import Version
+
+Verdict = Literal["required", "not-required", "bug-fix"]
+REQUIRED: Final = "required"
+NOT_REQUIRED: Final = "not-required"
+BUG_FIX: Final = "bug-fix"
+
+CHART_WORDS: dict[Verdict, str] = {
+    REQUIRED: "Yes, you need a microversion",
+    NOT_REQUIRED: "No microversion needed",
+    BUG_FIX: "No microversion needed, it's a bug",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A reviewer's statement the documents cannot show (Q1): which operation, and why."""
+
+    operation: OpKey
+    text: str  # as the user wrote the operation
+    reason: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    rule: str
+    question: str
+    verdict: Verdict
+    change: Change
+    message: str
+    acknowledged: str | None = None  # the reason of a configured acknowledgement
+
+
+@dataclass(frozen=True)
+class Bookkeeping:
+    """What the project's version file says, and what else a bump needs (issue 4)."""
+
+    old_max: str | None
+    new_max: str | None
+    bumped_by_one: bool | None
+    next_version: str | None  # the microversion to allocate, when one is needed
+    checklist: tuple[tuple[str, bool | None], ...] = ()  # (companion change, already done?)
+
+
+@dataclass(frozen=True)
+class Report:
+    old: str
+    new: str
+    old_version: Version | None
+    new_version: Version | None
+    findings: tuple[Finding, ...]
+    claims: tuple[Claim, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # e.g. expired or unused acknowledgements
+    bookkeeping: Bookkeeping | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        verdicts = {f.verdict for f in self.findings}
+        strongest: tuple[Verdict, ...] = (REQUIRED, BUG_FIX)
+        return next((v for v in strongest if v in verdicts), NOT_REQUIRED)
+
+    @property
+    def bumped(self) -> bool | None:
+        if self.old_version is None or self.new_version is None:
+            return None
+        return self.new_version > self.old_version
+
+    def provided(self, finding: Finding) -> bool:
+        """The change sits behind a microversion above the old max that the new one reaches."""
+        gated = finding.change.gated
+        return bool(self.bumped and gated is not None and self.old_version is not None
+                    and self.new_version is not None
+                    and self.old_version < gated <= self.new_version)
+
+    @property
+    def exit_code(self) -> int:
+        required = [f for f in self.findings if f.verdict == REQUIRED and not f.acknowledged]
+        return 1 if any(not self.provided(f) for f in required) else 0
