@@ -1,4 +1,5 @@
-"""The command line: thin typer commands that hand off to plain functions.
+"""The command line: thin typer commands that hand off to plain functions, and render
+the reports they return (the one place text is made).
 
 Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not provided,
 2 usage or input error (one line on stderr, never a traceback).
@@ -78,6 +79,7 @@ def diff(
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
     from needs_microversion.commands.diff import DiffRequest, run_diff
+    from needs_microversion.report import render
 
     request = DiffRequest(old=old, new=new, fmt=fmt, explain=explain, strict=strict,
                           validate=validate, silent_failures=tuple(silent_failure or ()),
@@ -85,7 +87,8 @@ def diff(
                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                           old_version=old_version, new_version=new_version, config=config,
                           profile=profile, catch_up=catch_up)
-    return _emit(*run_diff(request))
+    report = run_diff(request)
+    return _emit(render(report, fmt, explain=explain), list(report.warnings), report.exit_code)
 
 
 @app.command()
@@ -119,11 +122,14 @@ def check(
     Example: needs-microversion check --base origin/main
     """
     from needs_microversion.commands.check import CheckRequest, run_check
+    from needs_microversion.report import render
 
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
                            from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,
                            validate=validate, config=config)
-    return _emit(*run_check(request))
+    result = run_check(request)
+    return _emit(render(result.documents, fmt, explain=explain), result.warnings,
+                 result.exit_code)
 
 
 @app.command()

@@ -19,3 +19,13 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
+
+
+def run_diff(request):  # type: ignore[no-untyped-def]
+    """`diff` as the CLI runs it, its report rendered at the edge: (output, warnings, code)."""
+    from needs_microversion.commands.diff import run_diff as diff
+    from needs_microversion.report import render
+
+    report = diff(request)
+    return (render(report, request.fmt, explain=request.explain), list(report.warnings),
+            report.exit_code)

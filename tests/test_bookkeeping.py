@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from conftest import run_diff
+
 from needs_microversion.bookkeeping import bookkeeping, read_version_file
-from needs_microversion.commands.diff import DiffRequest, run_diff
+from needs_microversion.commands.diff import DiffRequest
 from needs_microversion.errors import InputError
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import OpKey

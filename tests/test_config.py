@@ -185,7 +185,8 @@ def test_the_service_of_the_documents_applies(run_cli, project: Path) -> None:
 
 
 def test_a_service_named_by_the_caller(project: Path) -> None:
-    from needs_microversion.commands.diff import DiffRequest, run_diff
+    from conftest import run_diff
+    from needs_microversion.commands.diff import DiffRequest
 
     (project / "pyproject.toml").write_text(SERVICES)
     request = DiffRequest("api/old.json", "api/new.json", fmt="json", validate=False,

@@ -515,6 +515,7 @@ def test_check_every_document_worst_exit_code(tmp_path, monkeypatch, run_cli) ->
 
 def test_check_passes_version_files_and_changed_paths(tmp_path, monkeypatch, run_cli) -> None:
     from needs_microversion.commands import diff as run
+    from needs_microversion.model.verdict import Report
 
     config = ("services:\n  - name: compute\n    documents: [api/openapi.yaml]\n"
               "    version-file: code/versions.py\n")
@@ -525,7 +526,7 @@ def test_check_passes_version_files_and_changed_paths(tmp_path, monkeypatch, run
 
     def fake_run_diff(request):  # type: ignore[no-untyped-def]
         seen.append(request)
-        return "", [], 0
+        return Report(request.old, request.new, None, None, ())
 
     monkeypatch.setattr(run, "run_diff", fake_run_diff)
     monkeypatch.chdir(repo)

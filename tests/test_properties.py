@@ -12,7 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from needs_microversion.commands.diff import DiffRequest, run_diff
+from conftest import run_diff
+
+from needs_microversion.commands.diff import DiffRequest
 
 NAMES = st.sampled_from(["id", "name", "status", "locked", "flavor", "tags", "size", "host"])
 TYPES = st.sampled_from(["string", "integer", "boolean", "number"])

@@ -14,9 +14,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import ROOT, SHARED
+from conftest import ROOT, SHARED, run_diff
 
-from needs_microversion.commands.diff import DiffRequest, run_diff
+from needs_microversion.commands.diff import DiffRequest
 from needs_microversion.errors import InputError
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import Location, OpKey

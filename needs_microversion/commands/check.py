@@ -1,7 +1,8 @@
 """`needs-microversion check`: the configured API documents against a base revision.
 
-    output, warnings, code = run_check(CheckRequest(files=("api-ref/source/servers.inc",),
-                                                    base="HEAD", staged=True))
+    result = run_check(CheckRequest(files=("api-ref/source/servers.inc",), base="HEAD",
+                                    staged=True))
+    result.documents   # [(service name, Report)], one per compared document
 
 Which two sides are compared, for every configured document (services' `documents`):
   --from-ref A --to-ref B (or PRE_COMMIT_FROM_REF/PRE_COMMIT_TO_REF, set by pre-commit for a
@@ -13,22 +14,21 @@ touch: the file itself, anything inside an api-ref folder, a JSON/YAML file in a
 folder tree (a `$ref` target). None touched: nothing is run, exit code 0.
 
 Each document is one `run_diff` with its service's settings; the exit code is the worst
-(2 > 1 > 0). Text and markdown print one report per document under a heading, JSON one
-object with a report per document, SARIF one log with a run per document, JUnit one
-`testsuites` with a suite per document; other formats are printed one after the other.
+(2 > 1 > 0). The reports stay values: `report.render` combines them in each format.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from needs_microversion.config import Config, ServiceConfig, load_config
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached, snapshot_name
+from needs_microversion.model.verdict import Report
 
 if TYPE_CHECKING:
     from needs_microversion.commands.diff import DiffRequest
@@ -66,18 +66,32 @@ class Side:
 
 
 @dataclass(frozen=True)
+class CheckResult:
+    """The report of every compared document, labelled with its service's name, and the
+    warnings of the whole run in the order they arose (each report's among them)."""
+
+    documents: list[tuple[str, Report]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """The worst of the reports' (0 when nothing was compared)."""
+        return max((report.exit_code for _, report in self.documents), default=0)
+
+
+@dataclass(frozen=True)
 class Target:
     service: ServiceConfig
     path: str  # relative to the repository top, "/"-separated
 
 
-def run_check(request: CheckRequest) -> tuple[str, list[str], int]:
-    """Return (rendered reports, warnings, worst exit code)."""
+def run_check(request: CheckRequest) -> CheckResult:
+    """The reports of the configured documents the request compares."""
     with cached():  # nothing changes the repository during a run
         return _run_check(request)
 
 
-def _run_check(request: CheckRequest) -> tuple[str, list[str], int]:
+def _run_check(request: CheckRequest) -> CheckResult:
     config = load_config(request.config)
     if not config.services:
         raise InputError(f"no API documents configured ({config.display}): add services "
@@ -90,18 +104,17 @@ def _run_check(request: CheckRequest) -> tuple[str, list[str], int]:
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files}
         targets = [t for t in targets if _touches(touched, t, repo)]
         if not targets:  # pre-commit on a commit that touches no API document
-            return "", [], 0
+            return CheckResult()
     _same_repository(repo)
     warnings: list[str] = []
     sides = _sides(repo, request, warnings)
     if sides is None:
-        return "", warnings, 0
+        return CheckResult(warnings=warnings)
     old, new = sides
     # The comparison machinery is imported only when there is something to compare.
     from needs_microversion.commands.diff import run_diff
 
-    results: list[tuple[Target, str, str, str]] = []
-    worst = 0
+    documents: list[tuple[str, Report]] = []
     changed: tuple[str, ...] | None = None
     for target in targets:
         at_base, present = bool(repo.entry(old.commit, target.path)[0]), \
@@ -119,11 +132,10 @@ def _run_check(request: CheckRequest) -> tuple[str, list[str], int]:
         extra = _bookkeeping(repo, config, target.service, old, new, changed)
         diff = _request(old.name(repo, target.path), new.name(repo, target.path), request,
                         config, target.service, extra)
-        output, found, code = run_diff(diff)
-        warnings.extend(found)
-        worst = max(worst, code)
-        results.append((target, diff.old, diff.new, output))
-    return _combine(results, request.fmt), warnings, worst
+        report = run_diff(diff)
+        warnings.extend(report.warnings)
+        documents.append((target.service.name, report))
+    return CheckResult(documents, warnings)
 
 
 # -- the two sides ---------------------------------------------------------------------------
@@ -298,55 +310,3 @@ def _request(old: str, new: str, request: CheckRequest, config: Config,
         "validate": request.validate, "service": service.name,
         "config": str(config.path) if config.path else None, **extra}
     return DiffRequest(**{key: value for key, value in wanted.items() if key in known})
-
-
-# -- one output for every document -----------------------------------------------------------
-
-def _combine(results: list[tuple[Target, str, str, str]], fmt: str) -> str:
-    if not results:
-        return ""
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    if fmt == "json":
-        return _combine_json(results)
-    if fmt == "sarif":
-        return _combine_sarif([output for *_, output in results])
-    if fmt == "junit":
-        return _combine_junit([output for *_, output in results])
-    if fmt in ("text", "markdown"):
-        heading = "## " if fmt == "markdown" else "== "
-        return "\n".join(f"{heading}{target.service.name}: {old} -> {new}\n\n"
-                         f"{output.rstrip()}\n" for target, old, new, output in results)
-    return "".join(output for *_, output in results)
-
-
-def _combine_json(results: list[tuple[Target, str, str, str]]) -> str:
-    import json
-
-    reports = [{"service": target.service.name, "old": old, "new": new,
-                "report": json.loads(output)} for target, old, new, output in results]
-    worst = max((report["report"].get("exit_code", 0) for report in reports), default=0)
-    return json.dumps({"exit_code": worst, "documents": reports}, indent=2) + "\n"
-
-
-def _combine_sarif(outputs: list[str]) -> str:
-    import json
-
-    logs = [json.loads(output) for output in outputs]
-    combined = logs[0]
-    for log in logs[1:]:
-        combined["runs"].extend(log["runs"])
-    return json.dumps(combined, indent=2) + "\n"
-
-
-def _combine_junit(outputs: list[str]) -> str:
-    import xml.etree.ElementTree as ET
-
-    roots = [ET.fromstring(output) for output in outputs]
-    combined = roots[0]
-    for root in roots[1:]:
-        combined.extend(list(root))
-    for key in ("tests", "failures", "errors", "skipped"):
-        combined.set(key, str(sum(int(suite.get(key, "0")) for suite in combined)))
-    ET.indent(combined)
-    return ET.tostring(combined, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,4 +1,5 @@
-"""The main job as a plain function: load both sides, compare, judge, render."""
+"""`needs-microversion diff` as a plain function: load both sides, compare, judge; the
+report is a value, rendered at the command line's edge."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, parse_version
 from needs_microversion.profiles import Profile, experimental_overrides, get_profile
-from needs_microversion.report import check_format, render
+from needs_microversion.report import check_format
 from needs_microversion.rules import get
 from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
 
@@ -27,8 +28,8 @@ from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
 class DiffRequest:
     old: str
     new: str
-    fmt: str = "text"
-    explain: bool = False
+    fmt: str = "text"  # checked before any work; the caller renders in it
+    explain: bool = False  # for the caller's text rendering
     strict: bool = False
     validate: bool = True
     silent_failures: tuple[str, ...] = ()
@@ -48,8 +49,8 @@ class DiffRequest:
     service: str | None = None  # a configured service by name; None: the documents' service
 
 
-def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
-    """Return (rendered report, warnings, exit code).
+def run_diff(request: DiffRequest) -> Report:
+    """The report of the comparison (its warnings and exit code are the report's).
 
     Settings come from the command line, then the configuration (the service whose documents
     these are), then the profile; see docs/configuration.md.
@@ -89,8 +90,7 @@ def run_diff(request: DiffRequest) -> tuple[str, list[str], int]:
     report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
                      warnings=(*report.warnings, *_unknown_claims(options, old, new),
                                *_lower_maximum(old, new)))
-    return render(report, request.fmt, explain=request.explain), list(report.warnings), \
-        report.exit_code
+    return report
 
 
 def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]:

@@ -7,10 +7,18 @@ the report's warnings), `::notice` for the rest and for the verdict.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report import ERROR, WARNING, location, severity, standing
+from needs_microversion.report.common import ERROR, WARNING, Labelled, location, severity, standing
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
+
+
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """Every report's commands, one report after the other."""
+    return "".join(render_github(report) for _, report in reports)
 
 
 def render_github(report: Report) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from needs_microversion.model.verdict import Finding, Report
+from needs_microversion.report.common import Labelled, alone
 
 
 def as_dict(report: Report) -> dict[str, Any]:
@@ -28,6 +30,19 @@ def as_dict(report: Report) -> dict[str, Any]:
             "checklist": [{"item": item, "done": done}
                           for item, done in report.bookkeeping.checklist]},
     }
+
+
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """The one report of a diff; for a check, one object with each document's report and
+    the worst exit code."""
+    report = alone(reports)
+    if report is not None:
+        return render_json(report)
+    documents = [{"service": label, "old": one.old, "new": one.new, "report": as_dict(one)}
+                 for label, one in reports]
+    worst = max((one.exit_code for _, one in reports), default=0)
+    return json.dumps({"exit_code": worst, "documents": documents}, indent=2, default=str) + "\n"
 
 
 def render_json(report: Report) -> str:

@@ -8,20 +8,36 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report import ERROR, location, severity, standing
+from needs_microversion.report.common import ERROR, Labelled, location, severity, standing
 
 # XML 1.0 cannot carry these at all, escaped or not; documents can hold them in strings.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """One `testsuites` document, with a suite per report."""
+    suites = [_suite(report) for _, report in reports]
+    counts = {key: str(sum(int(suite.get(key, "0")) for suite in suites))
+              for key in ("tests", "failures", "errors", "skipped")}
+    root = ET.Element("testsuites", {"name": "needs-microversion", **counts})
+    root.extend(suites)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
 def render_junit(report: Report) -> str:
+    return render([(None, report)])
+
+
+def _suite(report: Report) -> ET.Element:
     outcomes = [_outcome(report, finding) for finding in report.findings]
     counts = {"tests": str(len(outcomes)), "failures": str(outcomes.count("failure")),
               "errors": "0", "skipped": str(outcomes.count("skipped"))}
-    root = ET.Element("testsuites", {"name": "needs-microversion", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": "needs-microversion", **counts})
+    suite = ET.Element("testsuite", {"name": "needs-microversion", **counts})
     properties = ET.SubElement(suite, "properties")
     for name, value in (("verdict", report.verdict), ("old", report.old), ("new", report.new),
                         ("old_version", report.old_version), ("new_version", report.new_version),
@@ -33,8 +49,7 @@ def render_junit(report: Report) -> str:
     out = [CHART_WORDS[report.verdict], *(f"note: {n}" for n in report.notes),
            *(f"warning: {w}" for w in report.warnings)]
     ET.SubElement(suite, "system-out").text = _xml("\n".join(out))
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return suite
 
 
 def _outcome(report: Report, finding: Finding) -> str:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, REQUIRED, Report
-from needs_microversion.report import gating, location, standing
+from needs_microversion.report.common import Labelled, alone, gating, headed, location, standing
 
 # Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
 # (`|` ends a table cell, even inside backticks in GFM).
 _MARKUP = re.compile(r"([\\`*_\[\]<>&|~])")
 _HEADER = ("Finding", "Operation", "What changed", "Verdict", "Gated", "Location")
+
+
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """The one report of a diff, or each report of a check under a `## ` heading."""
+    report = alone(reports)
+    return render_markdown(report) if report is not None else headed(
+        reports, "## ", render_markdown)
 
 
 def render_markdown(report: Report) -> str:

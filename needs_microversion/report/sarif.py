@@ -10,12 +10,13 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import PurePosixPath, PureWindowsPath
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
 from needs_microversion import __version__
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report import location, severity, standing
+from needs_microversion.report.common import Labelled, location, severity, standing
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Rule
 
@@ -25,8 +26,18 @@ SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schema
 INFORMATION_URI = "https://pypi.org/project/needs-microversion/"
 
 
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """One SARIF log, with a run per report."""
+    logs = [as_sarif(report) for _, report in reports]
+    combined = logs[0]
+    for log in logs[1:]:
+        combined["runs"].extend(log["runs"])
+    return json.dumps(combined, indent=2, default=str) + "\n"
+
+
 def render_sarif(report: Report) -> str:
-    return json.dumps(as_sarif(report), indent=2, default=str) + "\n"
+    return render([(None, report)])
 
 
 def as_sarif(report: Report) -> dict[str, Any]:

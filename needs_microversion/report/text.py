@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from needs_microversion.rules import walk
 
 from needs_microversion.model.verdict import CHART_WORDS, Report
-from needs_microversion.report import ERROR, WARNING, gating, location, severity
+from needs_microversion.report.common import (
+    ERROR, WARNING, Labelled, alone, gating, headed, location, severity)
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED
 
 _RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
@@ -21,6 +22,15 @@ def colour_wanted(stream: TextIO | None = None) -> bool:
     """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
     stream = sys.stdout if stream is None else stream
     return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
+           ) -> str:
+    """The one report of a diff, or each report of a check under a `== ` heading."""
+    report = alone(reports)
+    if report is not None:
+        return render_text(report, explain=explain, colour=colour)
+    return headed(reports, "== ", lambda one: render_text(one, explain=explain, colour=colour))
 
 
 def render_text(report: Report, *, explain: bool = False, colour: bool | None = None) -> str:
