@@ -1,4 +1,7 @@
-"""Changes -> Report: each change walks the flow chart; the first rule that answers decides."""
+"""Changes -> Report: each change walks the flow chart; the first rule that answers decides.
+
+Then the passes that change verdicts: an api-ref hint on ungated required findings, and the
+override rules (`experimental`), each asked of every finding in registry order."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from needs_microversion.model.change import Change
 from needs_microversion.model.verdict import REQUIRED, Finding, Report
 from needs_microversion.model.versions import Version
 from needs_microversion.rules import RULES
-from needs_microversion.rules.base import Context, Options, Rule
+from needs_microversion.rules.base import Context, Options, OverrideRule, Rule
 
 
 def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
@@ -18,7 +21,8 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
     changes = tuple(changes)
     context = Context.build(options, changes, old_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
-    findings = tuple(_with_hint(f, options) for f in
+    overrides = [rule for rule in rules if isinstance(rule, OverrideRule)]
+    findings = tuple(_overridden(overrides, _with_hint(f, options), context) for f in
                      (_first_answer(rules, change, context) for change in changes)
                      if f is not None)
     return Report(old, new, old_version, new_version,
@@ -31,6 +35,13 @@ def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Fi
         if finding is not None:
             return finding
     return None  # every question said no, or the rule that would answer is switched off
+
+
+def _overridden(overrides: Sequence[OverrideRule], finding: Finding, context: Context
+                ) -> Finding:
+    for rule in overrides:
+        finding = rule.override(finding, context)
+    return finding
 
 
 def _with_hint(finding: Finding, options: Options) -> Finding:

@@ -38,11 +38,10 @@ their profiles switch that exception of the `header` rule off.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from needs_microversion.errors import InputError
-from needs_microversion.model.snapshot import Snapshot
-from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.model.snapshot import OpKey, Snapshot
 from needs_microversion.rules.base import DEFAULT_FREE_FORM, NOVA_EXEMPT_CODES
 
 MANILA_EXPERIMENTAL_HEADER = "x-openstack-manila-api-experimental"
@@ -83,29 +82,16 @@ def get_profile(name: str) -> Profile:
     return profile
 
 
-def experimental_overrides(findings: Iterable[Finding], old: Snapshot, profile: Profile
-                           ) -> tuple[Finding, ...]:
-    """Required findings on an experimental operation need no microversion.
-
-    An operation is experimental when the old document lists the profile's experimental
-    request header on it (manila: `X-OpenStack-Manila-API-Experimental`). Such APIs "may
-    change or disappear" without notice, so changing or removing them is free. Two things are
-    not: an operation that only the new document marks (a stable API turning experimental, or
-    a new experimental API, which manila still introduces behind a microversion), and dropping
-    the header itself, which graduates the API and needs a microversion.
-    """
-    header = profile.experimental_header
+def experimental_operations(old: Snapshot, keys: Iterable[OpKey], header: str | None
+                            ) -> frozenset[OpKey]:
+    """Of these operations, those the old document marks experimental: it lists the
+    profile's experimental request header on them (manila:
+    `X-OpenStack-Manila-API-Experimental`). Rule `experimental` judges their findings."""
     if header is None:
-        return tuple(findings)
-    out = []
-    for finding in findings:
-        change = finding.change
-        op = old.operations.get(change.op_key)
-        graduates = change.area == "request-header" and change.pointer.lower() == header
-        if (finding.verdict == REQUIRED and op is not None and not graduates
-                and ("header", header) in op.parameters):
-            finding = replace(finding, id="experimental-api", verdict=NOT_REQUIRED,
-                              message=f"{finding.message}: experimental API ({header} "
-                              "documented), it may change without a microversion")
-        out.append(finding)
-    return tuple(out)
+        return frozenset()
+    found = set()
+    for key in keys:
+        op = old.operations.get(key)
+        if op is not None and ("header", header) in op.parameters:
+            found.add(key)
+    return frozenset(found)

@@ -144,7 +144,7 @@ def test_manila_experimental_api_changes_need_no_microversion(run_cli, project: 
     code, report = diff_json(run_cli, old, new, "--profile", "manila")
     [change] = report["changes"]
     assert code == 0 and (change["id"], change["rule"], change["verdict"]) == (
-        "experimental-api", "attribute", "not-required")
+        "experimental-api", "experimental", "not-required")
     assert "X-OpenStack-Manila-API-Experimental".lower() in change["message"].lower()
     code, report = diff_json(run_cli, old, new, "--profile", "cinder")
     assert code == 1 and report["changes"][0]["id"] == "attribute-added"

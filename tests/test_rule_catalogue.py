@@ -40,6 +40,7 @@ RULE_ORDER = (
     "allowed-values",
     "media-type",
     "security",
+    "experimental",  # asked of the chart's answer: experimental APIs change freely (manila)
 )
 
 # Strongest first: the overall verdict is the strongest verdict of any finding.

@@ -18,7 +18,7 @@ from needs_microversion.load import load_pair
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, parse_version
-from needs_microversion.profiles import Profile, experimental_overrides, get_profile
+from needs_microversion.profiles import Profile, experimental_operations, get_profile
 from needs_microversion.report import check_format
 from needs_microversion.rules import get
 from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
@@ -79,7 +79,6 @@ def run_diff(request: DiffRequest) -> Report:
         catch_up = "api-ref" in (old.source, new.source)
     options = replace(options, documentation_catch_up=catch_up)
     report = diff_snapshots(old, new, options)
-    report = replace(report, findings=experimental_overrides(report.findings, old, profile))
     report = acknowledge(report, service.acknowledgements, datetime.date.today())
     if old_text is not None or new_text is not None:
         changed = set(request.changed_paths) if request.changed_paths is not None else None
@@ -153,9 +152,11 @@ def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
 
 def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
     changes = with_lines(compare(old, new), (old, new))
-    return judge(changes, options, old=old.display, new=new.display,
-                 old_version=old.max_version, new_version=new.max_version,
-                 warnings=(*old.warnings, *new.warnings))
+    experimental = experimental_operations(old, {c.op_key for c in changes},
+                                           options.experimental_header)
+    return judge(changes, replace(options, experimental_operations=experimental),
+                 old=old.display, new=new.display, old_version=old.max_version,
+                 new_version=new.max_version, warnings=(*old.warnings, *new.warnings))
 
 
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
@@ -179,6 +180,7 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
         disabled=frozenset((*service.disabled, *request.disabled)),
         inapplicable_header_exemption=profile.inapplicable_header_exemption,
         retired_api_exemption=profile.retired_api_exemption,
+        experimental_header=profile.experimental_header,
     )
 
 

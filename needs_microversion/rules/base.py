@@ -28,6 +28,9 @@ class Options:
     documentation_catch_up: bool = False  # api-ref trees: see rule catch-up
     inapplicable_header_exemption: bool = True  # Retry-After removed from a 4xx: see header
     retired_api_exemption: bool = True  # 410 Gone at every microversion: see status-code
+    experimental_header: str | None = None  # lower-case; see experimental
+    # The operations whose old document lists the experimental header (set per comparison).
+    experimental_operations: frozenset[OpKey] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -72,3 +75,15 @@ class Rule:
                 ) -> Finding:
         assert finding_id in self.finding_ids, finding_id
         return Finding(finding_id, self.id, self.question, verdict, change, message)
+
+
+class OverrideRule(Rule):
+    """A rule asked of the chart's answer rather than of the change: it may turn a finding
+    into one of its own (judge applies it after the first rule answered)."""
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        return None  # never answers a change itself
+
+    def override(self, finding: Finding, context: Context) -> Finding:
+        """The finding, or the one this rule turns it into."""
+        raise NotImplementedError
