@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.change import ADDED_OR_REMOVED, BODY_AREAS, Change, Evidence
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
 from needs_microversion.model.versions import FLOOR, Version
@@ -52,8 +52,8 @@ def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:
         return (change.op_key, change.area, change.status, change.media,
                 change.pointer.rsplit("/", 1)[-1], repr(value))
 
-    body = [c for c in changes if c.area.endswith("-body") and c.gated is None
-            and c.kind in ("added", "removed") and c.pointer]
+    body = [c for c in changes if c.area in BODY_AREAS and c.gated is None
+            and c.kind in ADDED_OR_REMOVED and c.pointer]
     added: dict[tuple[object, ...], list[Change]] = {}
     for change in body:
         if change.kind == "added":

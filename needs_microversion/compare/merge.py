@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from needs_microversion.model.change import Change
+from needs_microversion.model.change import BODY_AREAS, Change
 from needs_microversion.model.versions import Version
 
 
@@ -21,7 +21,7 @@ def across_media_types(changes: Iterable[Change]) -> list[Change]:
     merged = []
     for group in groups.values():
         first = group[0]
-        if len(group) > 1 and first.area.endswith("-body"):
+        if len(group) > 1 and first.area in BODY_AREAS:
             first = replace(first, media=", ".join(sorted({c.media or "" for c in group})))
             merged.append(first)
         else:

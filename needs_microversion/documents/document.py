@@ -166,7 +166,8 @@ def _construct_int(loader: Any, node: Any) -> int:
     if len(node.value) > _MAX_INT_DIGITS:
         raise ConstructorError(None, None, f"integer longer than {_MAX_INT_DIGITS} digits",
                                node.start_mark)
-    return SafeConstructor.construct_yaml_int(loader, node)
+    value: int = SafeConstructor.construct_yaml_int(loader, node)
+    return value
 
 
 def _construct_float(loader: Any, node: Any) -> SourceFloat:

@@ -405,7 +405,8 @@ class _YamlLocator:
             if found is None:
                 break
             line_node, node = found
-        return line_node.start_mark.line + 1
+        line: int = line_node.start_mark.line + 1
+        return line
 
 
 def _node_child(node: yaml.Node, segment: str, merging: set[int]

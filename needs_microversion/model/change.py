@@ -27,6 +27,13 @@ Aspect = Literal[
     "serialization", "announcement",
 ]
 
+# Groups the rules ask about, typed: a misspelt member fails type checking.
+BODY_AREAS: tuple[Area, ...] = ("request-body", "response-body")
+HEADER_AREAS: tuple[Area, ...] = ("request-header", "response-header")
+MEDIA_TYPE_AREAS: tuple[Area, ...] = ("request-media-type", "response-media-type")
+QUERY_AREAS: tuple[Area, ...] = ("query-parameter", "cookie-parameter")
+ADDED_OR_REMOVED: tuple[Kind, ...] = ("added", "removed")
+
 _WHERE: dict[Area, str] = {
     "request-body": "request attribute", "response-body": "response attribute",
     "query-parameter": "query parameter", "cookie-parameter": "cookie parameter",
@@ -88,7 +95,7 @@ def describe(change: Change) -> str:
     """A short human sentence for a change: what, where, old -> new."""
     where = _WHERE[change.area]
     subject = change.pointer
-    if change.area in ("request-body", "response-body") and not subject:
+    if change.area in BODY_AREAS and not subject:
         where, subject = where.replace("attribute", "body"), ""
     text = f"{where} {subject}".strip() if subject else where
     if change.area in ("response-body", "response-header", "response-media-type"):
@@ -101,7 +108,7 @@ def describe(change: Change) -> str:
         return f"{text}: allowed values added {_short(change.new)}"
     if change.kind == "removed" and change.aspect == "enum":
         return f"{text}: allowed values removed {_short(change.old)}"
-    if change.kind in ("added", "removed"):
+    if change.kind in ADDED_OR_REMOVED:
         value = change.new if change.kind == "added" else change.old
         detail = f" ({_short(value)})" if isinstance(value, dict) else ""
         return f"{text} {change.kind}{detail}"

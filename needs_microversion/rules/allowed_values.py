@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import BODY_AREAS, Change, describe
 from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
 
@@ -32,7 +32,7 @@ class AllowedValues(Rule):
     finding_ids = ("value-added", "value-removed")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
-        if change.area not in ("request-body", "response-body") or change.aspect != "enum":
+        if change.area not in BODY_AREAS or change.aspect != "enum":
             return None
         finding = "value-added" if change.kind == "added" else "value-removed"
         return self.finding(finding, REQUIRED, change, describe(change))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import ADDED_OR_REMOVED, BODY_AREAS, Change, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
 
@@ -37,14 +37,14 @@ class Attribute(Rule):
     finding_ids = ("attribute-added", "attribute-removed", "attribute-changed", "free-form-key")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
-        if change.area not in ("request-body", "response-body"):
+        if change.area not in BODY_AREAS:
             return None
         if change.aspect == "enum":  # allowed values are their own question, unless free-form
             if context.in_free_form_path(change):
                 return self.finding("free-form-key", NOT_REQUIRED, change,
                                     f"{describe(change)} inside a free-form object")
             return None
-        if change.kind in ("added", "removed"):
+        if change.kind in ADDED_OR_REMOVED:
             if change.free_form or context.in_free_form_path(change):
                 return self.finding("free-form-key", NOT_REQUIRED, change,
                                     f"{describe(change)} inside a free-form object")

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import ADDED_OR_REMOVED, HEADER_AREAS, Change, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
 
@@ -36,7 +36,7 @@ class Header(Rule):
                    "response-header-removed", "header-changed", "inapplicable-header-removed")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
-        if change.area not in ("request-header", "response-header"):
+        if change.area not in HEADER_AREAS:
             return None
         if (context.options.inapplicable_header_exemption
                 and change.area == "response-header" and change.kind == "removed"
@@ -45,7 +45,7 @@ class Header(Rule):
             return self.finding("inapplicable-header-removed", NOT_REQUIRED, change,
                                 f"{describe(change)}: Retry-After does not apply to a "
                                 f"{change.status}")
-        if change.kind in ("added", "removed") and "/" not in change.pointer:
+        if change.kind in ADDED_OR_REMOVED and "/" not in change.pointer:
             return self.finding(f"{change.area}-{change.kind}", REQUIRED, change,
                                 describe(change))
         return self.finding("header-changed", REQUIRED, change, describe(change))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import MEDIA_TYPE_AREAS, Change, describe
 from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
 
@@ -32,6 +32,6 @@ class MediaType(Rule):
     finding_ids = ("media-type-added", "media-type-removed")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
-        if not change.area.endswith("media-type"):
+        if change.area not in MEDIA_TYPE_AREAS:
             return None
         return self.finding(f"media-type-{change.kind}", REQUIRED, change, describe(change))

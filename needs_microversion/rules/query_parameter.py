@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import ADDED_OR_REMOVED, QUERY_AREAS, Change, describe
 from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
 
@@ -35,11 +35,11 @@ class QueryParameter(Rule):
                    "query-value-added", "query-value-removed")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
-        if change.area not in ("query-parameter", "cookie-parameter"):
+        if change.area not in QUERY_AREAS:
             return None
         if change.aspect == "enum":
             finding = "query-value-added" if change.kind == "added" else "query-value-removed"
-        elif change.kind in ("added", "removed") and "/" not in change.pointer:
+        elif change.kind in ADDED_OR_REMOVED and "/" not in change.pointer:
             finding = f"query-parameter-{change.kind}"
         else:
             finding = "query-parameter-changed"

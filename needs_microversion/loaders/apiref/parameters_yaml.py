@@ -18,7 +18,7 @@ import yaml
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _TextFloatLoader(_Loader):  # type: ignore[misc, valid-type]
+class _TextFloatLoader(_Loader):  # type: ignore[misc]
     """SafeLoader (the C one when available) that keeps floats as their source text."""
 
 

@@ -33,11 +33,11 @@ _SETTINGS.raw_enabled = False
 _SETTINGS.line_length_limit = 1_000_000
 
 
-class _record(nodes.Element):
+class _record(nodes.Element):  # type: ignore[misc]  # docutils has no type hints
     """A directive as written: name, marker-line text and raw block."""
 
 
-class _Recorder(Directive):
+class _Recorder(Directive):  # type: ignore[misc]  # docutils has no type hints
     has_content = True
 
     def run(self) -> list[nodes.Node]:
