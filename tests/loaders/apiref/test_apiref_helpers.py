@@ -3,10 +3,11 @@ tests here: the name only keeps it beside them)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent / "data" / "apiref"
+from conftest import ROOT
+
+DATA = ROOT / "tests" / "data" / "apiref"
 JSON = "application/json"
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import SHARED
+from conftest import ROOT, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,7 @@ from needs_microversion.documents.document import parse_document, read_document
 from needs_microversion.documents.locate import line_of, lines_of
 from needs_microversion.model.document import Document
 
-DATA = Path(__file__).parent / "data" / "documents"
+DATA = ROOT / "tests" / "data" / "documents"
 
 YAML_LINES = {
     (): 3,

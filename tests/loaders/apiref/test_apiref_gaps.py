@@ -12,10 +12,10 @@ tests/data/apiref_gaps, shaped like nova, cinder, manila, ironic and placement a
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 
 from needs_microversion.loaders.apiref import (
     availability, grid as apiref_grid, include as apiref_include)
@@ -23,7 +23,7 @@ from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
 from needs_microversion.model.versions import Version, VersionRange
 from test_apiref_helpers import at, body, operation, parameters
 
-DATA = Path(__file__).resolve().parent / "data" / "apiref_gaps"
+DATA = ROOT / "tests" / "data" / "apiref_gaps"
 INFERRED = "x-needs-microversion-inferred"
 
 
