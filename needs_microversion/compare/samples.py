@@ -70,9 +70,8 @@ def first_version(old: Snapshot, new: Snapshot) -> Version:
     return Version(min(v.major for v in known), 0) if known else FLOOR
 
 
-
 def schema_bounds(raw: RawSchema, table: SchemaLookup, memo: dict[int, frozenset[Version]],
-                   active: set[int]) -> frozenset[Version]:
+                  active: set[int]) -> frozenset[Version]:
     schema = table.get(raw)
     key = id(schema)
     if key in memo:

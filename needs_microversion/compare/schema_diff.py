@@ -64,23 +64,23 @@ class PairDiff:
                                if v > self.old_max)
             if announced:
                 yield Rel("", "changed", "announcement", str(announced[0]), None,
-                           str(announced[0]), sa.location, sb.location, True)
+                          str(announced[0]), sa.location, sb.location, True)
         if sa.types != sb.types:
             plain_a = (sa.types or frozenset()) - {"null"}
             plain_b = (sb.types or frozenset()) - {"null"}
             if sa.types is not None and sb.types is not None and plain_a == plain_b:
                 yield Rel("", "changed", "nullable", old="null" in sa.types,
-                           new="null" in sb.types, **at)
+                          new="null" in sb.types, **at)
             else:
                 yield Rel("", "changed", "type", old=_type_text(sa.types),
-                           new=_type_text(sb.types), evidence=_example_agrees(sa, sb), **at)
+                          new=_type_text(sb.types), evidence=_example_agrees(sa, sb), **at)
         if sa.enum != sb.enum:
             yield from _enum_rels(sa.enum, sb.enum, at)
         for keyword in sorted(set(sa.constraints) | set(sb.constraints)):
             if sa.constraints.get(keyword) != sb.constraints.get(keyword):
                 old, new = _load(sa.constraints.get(keyword)), _load(sb.constraints.get(keyword))
                 yield Rel("", "changed", "constraint", keyword, old, new,
-                           delta=_structured_delta(old, new), **at)
+                          delta=_structured_delta(old, new), **at)
         yield from self._diff_properties(sa, sb, va, vb, direction, at)
         if sa.items is not None or sb.items is not None:
             yield Child("/*", sa.items, sb.items)
@@ -93,12 +93,12 @@ class PairDiff:
         yield from self._diff_alternatives(sa, sb, va, vb, direction, at)
         if sa.all_of is not None and sb.all_of is not None and sa.all_of != sb.all_of:
             yield Rel("", "changed", "composition", "allOf", len(sa.all_of), len(sb.all_of),
-                       **at)
+                      **at)
         for name in sorted(set(sa.subschemas) | set(sb.subschemas)):
             a, b = sa.subschemas.get(name), sb.subschemas.get(name)
             if a is None or b is None:
                 yield Rel("", "changed", "constraint", name.strip("{}"),
-                           a is not None or None, b is not None or None, **at)
+                          a is not None or None, b is not None or None, **at)
                 continue
             yield Child("/" + name, a, b)
 
@@ -114,7 +114,7 @@ class PairDiff:
                 # visible at this version is not required here either).
                 if name not in sa.properties and name not in sb.properties:
                     yield Rel(segment, "changed", "required", old=name in sa.required,
-                               new=name in sb.required, **at)
+                              new=name in sb.required, **at)
                 continue
             if a is None or b is None:
                 prop = b or a
@@ -122,18 +122,18 @@ class PairDiff:
                 table = self.new_table if a is None else self.old_table
                 shown = summary(table.get(prop.schema))
                 yield Rel(segment, "added" if a is None else "removed", "",
-                           old=a and {**shown, "required": name in sa.required},
-                           new=b and {**shown, "required": name in sb.required},
-                           old_at=a.schema if a else None, new_at=b.schema if b else None,
-                           inferred=at["inferred"] or table.get(prop.schema).inferred,
-                           free_form=free, since=since(
+                          old=a and {**shown, "required": name in sa.required},
+                          new=b and {**shown, "required": name in sb.required},
+                          old_at=a.schema if a else None, new_at=b.schema if b else None,
+                          inferred=at["inferred"] or table.get(prop.schema).inferred,
+                          free_form=free, since=since(
                                sb.properties[name].versions if name in sb.properties else None,
                                vb, self.floor))
                 continue
             if (name in sa.required) != (name in sb.required):
                 yield Rel(segment, "changed", "required", old=name in sa.required,
-                           new=name in sb.required, old_at=a.schema, new_at=b.schema,
-                           inferred=at["inferred"])
+                          new=name in sb.required, old_at=a.schema, new_at=b.schema,
+                          inferred=at["inferred"])
             yield Child(segment, a.schema, b.schema)
 
     def _diff_alternatives(self, sa: Schema, sb: Schema, va: Version, vb: Version,
@@ -214,7 +214,7 @@ def _enum_rels(old: frozenset[str] | None, new: frozenset[str] | None, at: dict[
     if old is None or new is None:
         # Gaining an enum restricts the values (some removed); losing it accepts any value.
         yield Rel("", "removed" if old is None else "added", "enum", "enum",
-                   _values(old), _values(new), **at)
+                  _values(old), _values(new), **at)
         return
     if new - old:
         yield Rel("", "added", "enum", "enum", None, _values(new - old), **at)

@@ -139,10 +139,10 @@ class SchemaSearch:
             shown = sb or sa
             assert shown is not None
             return _Step(pair, (Rel("", "added" if sa is None else "removed", "",
-                                     old=sa and summary(sa), new=sb and summary(sb),
-                                     old_at=sa.location if sa else None,
-                                     new_at=sb.location if sb else None,
-                                     inferred=shown.inferred),), ())
+                                    old=sa and summary(sa), new=sb and summary(sb),
+                                    old_at=sa.location if sa else None,
+                                    new_at=sb.location if sb else None,
+                                    inferred=shown.inferred),), ())
         own: list[Rel] = []
         children: list[Child] = []
         for item in self.pairs.own(sa, sb, va, vb, direction):
