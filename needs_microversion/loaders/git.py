@@ -185,6 +185,12 @@ class Repo:
                          else self._tree(commit, chunk, recursive=True))
         return [item for item in found if item.mode != _SUBMODULE and _safe(item.path)]
 
+    def untracked(self) -> list[str]:
+        """Files in the working tree that git does not track and does not ignore."""
+        out = self.git("ls-files", "-z", "--others", "--exclude-standard")
+        return [name for name in out.decode("utf-8", "surrogateescape").split("\0")
+                if name and _safe(name)]
+
     def _tree(self, commit: str, paths: Sequence[str], *, recursive: bool) -> list[Entry]:
         args = ["ls-tree", "-z", "-l", "--full-tree", *(["-r"] if recursive else []), commit]
         out = self.git(*args, *(["--", *paths] if paths else []))

@@ -1,0 +1,121 @@
+"""What a reviewer reads in the repository besides the API documents, for one change.
+
+    evidence = gather(old, new, layout)
+    evidence.old_max, evidence.new_max       # the version file at both revisions
+    evidence.released                        # the newest release the old revision contains
+    evidence.history_added                   # microversions the history document gained
+    evidence.notes_versions                  # microversions release notes added here name
+    evidence.code_changed                    # did anything but documentation and tests change?
+
+Each item is read only from the two revisions (a commit, the index or the working tree),
+through `Revision`: bounded, confined reads; nothing is imported or executed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from needs_microversion.compare import mentioned_versions
+from needs_microversion.errors import InputError
+from needs_microversion.repository.historydoc import versions_listed
+from needs_microversion.repository.layout import Layout
+from needs_microversion.repository.releases import Release, released
+from needs_microversion.repository.revision import Revision
+from needs_microversion.repository.versionfile import VersionFile, read_version_file
+from needs_microversion.versions import Version
+
+# Files that describe or test the API but cannot change what it does.
+_DOC_FOLDERS = ("doc/", "docs/", "api-ref/", "releasenotes/", "specs/", "api-guide/")
+_DOC_SUFFIXES = (".rst", ".md", ".txt", ".inc", ".po", ".pot", ".svg", ".png", ".jpg",
+                 ".gif", ".dot", ".tpl")
+_TOOLING = frozenset({".zuul.yaml", "tox.ini", ".gitignore", ".gitreview", ".mailmap",
+                      ".pre-commit-config.yaml", ".stestr.conf", "bindep.txt", "AUTHORS",
+                      "ChangeLog", ".coveragerc", ".pylintrc"})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    layout: Layout
+    old_file: VersionFile | None  # the version file at the old revision
+    new_file: VersionFile | None
+    released: Release | None
+    history_added: frozenset[Version] = frozenset()
+    notes_versions: frozenset[Version] = frozenset()
+    notes: tuple[str, ...] = ()  # release notes added or changed
+    code_changed: bool | None = None  # None: the changed paths are unknown
+    changed_paths: tuple[str, ...] | None = None
+
+    @property
+    def old_max(self) -> Version | None:
+        return self.old_file.max_version if self.old_file else None
+
+    @property
+    def new_max(self) -> Version | None:
+        return self.new_file.max_version if self.new_file else None
+
+    @property
+    def bumped(self) -> bool | None:
+        if self.old_max is None or self.new_max is None:
+            return None
+        return self.new_max > self.old_max
+
+    @property
+    def released_max(self) -> Version | None:
+        """The newest released maximum, never above the old revision's own maximum."""
+        if self.released is None:
+            return None
+        if self.old_max is not None and self.released.max_version > self.old_max:
+            return self.old_max
+        return self.released.max_version
+
+
+def gather(old: Revision, new: Revision, layout: Layout,
+           changed_paths: tuple[str, ...] | None) -> Evidence:
+    """The evidence for the change from `old` to `new` (changed_paths from the top)."""
+    old_file = _version_file(old, layout)
+    new_file = _version_file(new, layout)
+    history_added: set[Version] = set()
+    for path in layout.history_docs:
+        before, after = old.text(path), new.text(path)
+        if after is not None and before != after:
+            history_added |= versions_listed(after) - versions_listed(before or "")
+    notes = tuple(path for path in changed_paths or ()
+                  if layout.release_notes and path.startswith(layout.release_notes + "/")
+                  and path.endswith((".yaml", ".yml")))
+    named: set[Version] = set()
+    for path in notes:
+        text = new.text(path)
+        if text is not None:
+            named |= mentioned_versions(text)
+    major = (new_file or old_file).max_version.major if (new_file or old_file) else None
+    return Evidence(
+        layout, old_file, new_file, released(old, layout),
+        frozenset(v for v in history_added if major is None or v.major == major),
+        frozenset(v for v in named if major is None or v.major == major), notes,
+        None if changed_paths is None else any(is_code(path) for path in changed_paths),
+        changed_paths)
+
+
+def is_code(path: str) -> bool:
+    """Whether a changed file can change what the API does: not documentation, samples,
+    tests, release notes or tooling."""
+    name = posixpath.basename(path)
+    parts = path.split("/")
+    if path.startswith(_DOC_FOLDERS) or name.endswith(_DOC_SUFFIXES) or name in _TOOLING:
+        return False
+    if "tests" in parts or "test" in parts or name.startswith("test_"):
+        return False
+    return not name.startswith("requirements") and not name.endswith(("-requirements.txt",))
+
+
+def _version_file(revision: Revision, layout: Layout) -> VersionFile | None:
+    if layout.version_file is None:
+        return None
+    text = revision.text(layout.version_file)
+    if text is None:
+        return None
+    try:
+        return read_version_file(text, revision.name(layout.version_file))
+    except InputError:
+        return None
