@@ -39,30 +39,46 @@ def _root(
     """Decide whether an API change needs a new microversion."""
 
 
+# Options that say how to judge, shared by diff and check.
+Format = Annotated[str, typer.Option(
+    "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")]
+Explain = Annotated[bool, typer.Option(help="Walk the flow chart for each change.")]
+Validate = Annotated[bool, typer.Option("--validate/--no-validate",
+                                        help="Check documents with openapi-spec-validator "
+                                        "(~4 s per 4 MB).")]
+SilentFailure = Annotated[Optional[list[str]], typer.Option(
+    help='Q1 claim: "METHOD /path: reason" (repeatable).')]
+ExemptErrorCodes = Annotated[Optional[bool], typer.Option(
+    "--exempt-error-codes/--no-exempt-error-codes",
+    help="Newly documented 400/403/404/415 need no microversion (nova footnote f2; "
+    "default: as the profile says).")]
+FreeForm = Annotated[Optional[list[str]], typer.Option(
+    help="A body pointer of a free-form object, e.g. /os:scheduler_hints (repeatable).")]
+Disable = Annotated[Optional[list[str]], typer.Option(
+    help="Switch a rule off by id (repeatable).")]
+Profile = Annotated[Optional[str], typer.Option(
+    help="Project rules: nova, placement, cinder, manila, ironic or generic (default: the "
+    "configuration's, else the repository's, else generic).")]
+CatchUp = Annotated[Optional[bool], typer.Option(
+    "--catch-up/--no-catch-up",
+    help="New elements that start at an already released microversion document it late "
+    "(default: on for api-ref trees, off for OpenAPI).")]
+
+
 @app.command()
 def diff(
     old: Annotated[str, typer.Argument(help="Old OpenAPI/Swagger file or api-ref directory, "
                                        "or REV:PATH in git (HEAD~1:api/openapi.yaml).")],
     new: Annotated[str, typer.Argument(help="New OpenAPI/Swagger file or api-ref directory, "
                                        "or REV:PATH (:PATH is the index).")],
-    fmt: Annotated[str, typer.Option(
-        "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
-    explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
+    fmt: Format = "text",
+    explain: Explain = False,
     strict: Annotated[bool, typer.Option(help="Invalid OpenAPI is an error (exit 2).")] = False,
-    validate: Annotated[bool, typer.Option("--validate/--no-validate",
-                                           help="Check documents with openapi-spec-validator "
-                                           "(~4 s per 4 MB).")] = True,
-    silent_failure: Annotated[Optional[list[str]], typer.Option(
-        help='Q1 claim: "METHOD /path: reason" (repeatable).')] = None,
-    exempt_error_codes: Annotated[Optional[bool], typer.Option(
-        "--exempt-error-codes/--no-exempt-error-codes",
-        help="Newly documented 400/403/404/415 need no microversion (nova footnote f2; "
-        "default: as the profile says).")] = None,
-    free_form: Annotated[Optional[list[str]], typer.Option(
-        help="A body pointer of a free-form object, e.g. /os:scheduler_hints (repeatable).")
-    ] = None,
-    disable: Annotated[Optional[list[str]], typer.Option(
-        help="Switch a rule off by id (repeatable).")] = None,
+    validate: Validate = True,
+    silent_failure: SilentFailure = None,
+    exempt_error_codes: ExemptErrorCodes = None,
+    free_form: FreeForm = None,
+    disable: Disable = None,
     old_version: Annotated[Optional[str], typer.Option(
         help="The old maximum microversion, when the document does not say.")] = None,
     new_version: Annotated[Optional[str], typer.Option(
@@ -70,12 +86,8 @@ def diff(
     config: Annotated[Optional[str], typer.Option(
         help="Configuration file (default: pyproject.toml [tool.needs-microversion] or "
         ".needs-microversion.yaml found from the current folder up).")] = None,
-    profile: Annotated[Optional[str], typer.Option(
-        help="Project rules: nova, placement, cinder, manila, ironic or generic.")] = None,
-    catch_up: Annotated[Optional[bool], typer.Option(
-        "--catch-up/--no-catch-up",
-        help="New elements that start at an already released microversion document it late "
-        "(default: on for api-ref trees, off for OpenAPI).")] = None,
+    profile: Profile = None,
+    catch_up: CatchUp = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
     from needs_microversion.commands.diff import DiffRequest, run_diff
@@ -94,8 +106,9 @@ def diff(
 @app.command()
 def check(
     files: Annotated[Optional[list[str]], typer.Argument(
-        help="Check only the configured documents these files touch (pre-commit passes the "
-        "staged files); none touched: exit 0.", show_default=False)] = None,
+        help="Check only the documents these files touch, or the evidence they change "
+        "(pre-commit passes the staged files); none touched: exit 0.",
+        show_default=False)] = None,
     base: Annotated[Optional[str], typer.Option(
         help="Compare with the merge-base of HEAD and this revision (default: the upstream "
         "branch, else origin/HEAD, main or master).")] = None,
@@ -106,18 +119,24 @@ def check(
         "revisions with --to-ref (a range, as pre-commit's pre-push runs).")] = None,
     to_ref: Annotated[Optional[str], typer.Option(
         envvar="PRE_COMMIT_TO_REF", help="The new side of a --from-ref range.")] = None,
-    fmt: Annotated[str, typer.Option(
-        "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")] = "text",
-    explain: Annotated[bool, typer.Option(help="Walk the flow chart for each change.")] = False,
-    validate: Annotated[bool, typer.Option("--validate/--no-validate",
-                                           help="Check documents with openapi-spec-validator "
-                                           "(~4 s per 4 MB).")] = True,
+    fmt: Format = "text",
+    explain: Explain = False,
+    validate: Validate = True,
     config: Annotated[Optional[str], typer.Option(
         help="Configuration file naming the services' documents (default: "
-        ".needs-microversion.yaml or pyproject.toml found from the current folder up).")
-    ] = None,
+        ".needs-microversion.yaml or pyproject.toml found from the current folder up; "
+        "none: the repository's layout is found).")] = None,
+    silent_failure: SilentFailure = None,
+    exempt_error_codes: ExemptErrorCodes = None,
+    free_form: FreeForm = None,
+    disable: Disable = None,
+    profile: Profile = None,
+    catch_up: CatchUp = None,
 ) -> int:
-    """Compare the configured API documents with a git base revision (for CI and pre-commit).
+    """Compare the repository's API documents with a git base revision (CI, pre-commit).
+
+    With no configuration, the API reference, the version file, the version history, the
+    release notes and the release tags are found in the repository.
 
     Example: needs-microversion check --base origin/main
     """
@@ -126,7 +145,11 @@ def check(
 
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
                            from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,
-                           validate=validate, config=config)
+                           validate=validate, config=config,
+                           silent_failures=tuple(silent_failure or ()),
+                           exempt_error_codes=exempt_error_codes,
+                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
+                           profile=profile, catch_up=catch_up)
     result = run_check(request)
     return _emit(render(result.documents, fmt, explain=explain), result.warnings,
                  result.exit_code)

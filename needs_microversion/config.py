@@ -51,6 +51,7 @@ import datetime
 import fnmatch
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -66,6 +67,9 @@ from needs_microversion.rules import RULES
 
 TABLE = "tool.needs-microversion"
 YAML_NAME = ".needs-microversion.yaml"
+# Looked for in this order in each folder: the dedicated file wins over pyproject.toml.
+CONFIG_NAMES = (YAML_NAME, "pyproject.toml")
+MAX_CONFIG_BYTES = 1 * 2**20
 
 _CLAIM = re.compile(r"^\s*([A-Za-z]+)\s+(\S+)\s*:\s*(.+)$")
 # "GET /servers/{id}", "POST /servers/{id}/action (reboot)", "POST /servers/{id}/action#reboot"
@@ -113,7 +117,7 @@ class ServiceConfig:
 
     name: str
     documents: tuple[str, ...] = ()  # relative to Config.root; files, directories or globs
-    profile: str = "generic"
+    profile: str | None = None  # None: the repository's (detected), else generic
     version_file: str | None = None  # relative to Config.root
     released_max: Version | None = None
     exempt_error_codes: frozenset[str] | None = None  # None: the profile's
@@ -130,9 +134,12 @@ class Config:
     root: Path  # relative paths in the file start here
     services: tuple[ServiceConfig, ...]
     defaults: ServiceConfig = ServiceConfig(name="")  # the top-level settings
+    shown: str = ""  # how to name the file when it was not read from disk (REV:PATH)
 
     @property
     def display(self) -> str:
+        if self.shown:
+            return self.shown
         return _display(self.path) if self.path else "(no configuration file)"
 
 
@@ -142,28 +149,39 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
         path = Path(explicit)
         if not path.is_file():
             raise InputError(f"--config {explicit}: no such file")
-        if path.suffix == ".toml":
-            table = _toml_table(path)
-            if table is None:
-                raise InputError(f"no [{TABLE}] table", _display(path))
-            return _parse(table, path, toml=True)
-        if path.suffix in (".yaml", ".yml"):
-            return _parse(_yaml_mapping(path), path, toml=False)
-        raise InputError(f"--config must be a .toml or .yaml file, got {explicit!r}")
+        if path.suffix not in (".toml", ".yaml", ".yml"):
+            raise InputError(f"--config must be a .toml or .yaml file, got {explicit!r}")
+        config = parse_config(_read(path), path.name, path.resolve().parent, _display(path),
+                              path=path.resolve())
+        if config is None:
+            raise InputError(f"no [{TABLE}] table", _display(path))
+        return config
     folder = (start or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
-        yaml_path = candidate / YAML_NAME
-        if yaml_path.is_file():
-            return _parse(_yaml_mapping(yaml_path), yaml_path, toml=False)
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and f"[{TABLE}" in pyproject.read_text(encoding="utf-8",
-                                                                     errors="replace"):
-            table = _toml_table(pyproject)
-            if table is not None:
-                return _parse(table, pyproject, toml=True)
+        for name in CONFIG_NAMES:
+            path = candidate / name
+            if path.is_file():
+                config = parse_config(_read(path), name, candidate, _display(path), path=path)
+                if config is not None:
+                    return config
         if (candidate / ".git").exists():
             break
     return Config(path=None, root=folder, services=())
+
+
+def parse_config(text: str, name: str, root: Path, display: str, *,
+                 path: Path | None = None) -> Config | None:
+    """A configuration file's text: `.needs-microversion.yaml` (or any `.yaml`/`.yml`), or a
+    `.toml` file; None for a `pyproject.toml` without our table. `root` is where relative
+    paths in it start; `display` names it in messages (a path, or REV:PATH)."""
+    if name.endswith(".toml"):
+        if name == "pyproject.toml" and f"[{TABLE}" not in text:
+            return None
+        table = _toml_table(text, display)
+        if table is None:
+            return None
+        return _parse(table, display, root, path, toml=True)
+    return _parse(_yaml_mapping(text, display), display, root, path, toml=False)
 
 
 def service_for(config: Config, document: str) -> ServiceConfig | None:
@@ -192,7 +210,23 @@ def parse_claim(text: str, where: str = "--silent-failure", file: str | None = N
 
 
 # -- reading ---------------------------------------------------------------------------------
-def _toml_table(path: Path) -> dict[str, Any] | None:
+def _read(path: Path) -> str:
+    """A configuration file, bounded: a regular file of at most MAX_CONFIG_BYTES."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("is not a regular file", _display(path))
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise InputError(f"is larger than {MAX_CONFIG_BYTES // 2**10} KiB", _display(path))
+        with open(path, "rb") as handle:
+            return handle.read(MAX_CONFIG_BYTES + 1).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", _display(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", _display(path)) from None
+
+
+def _toml_table(text: str, display: str) -> dict[str, Any] | None:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -200,35 +234,30 @@ def _toml_table(path: Path) -> dict[str, Any] | None:
             import tomli as tomllib
         except ModuleNotFoundError:
             raise InputError("a TOML configuration needs Python 3.11 or the tomli package "
-                             f"(or use {YAML_NAME})", _display(path)) from None
+                             f"(or use {YAML_NAME})", display) from None
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid TOML: {exc}", _display(path)) from None
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", display) from None
+    except RecursionError:
+        raise InputError("not valid TOML: nested too deeply", display) from None
     tool = data.get("tool")
     table: Any = tool.get("needs-microversion") if isinstance(tool, dict) else None
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise InputError(f"[{TABLE}] must be a table", _display(path))
+        raise InputError(f"[{TABLE}] must be a table", display)
     return table
 
 
-def _yaml_mapping(path: Path) -> dict[str, Any]:
-    import yaml
+def _yaml_mapping(text: str, display: str) -> dict[str, Any]:
+    """YAML read as documents are: safe, bounded in depth and alias expansion."""
+    from needs_microversion.documents.document import parse_document
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise InputError(f"not valid YAML: {exc.problem}", _display(path),
-                         mark.line + 1 if mark else None) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid YAML: {exc}", _display(path)) from None
-    if data is None:
-        return {}
+    data = parse_document(text.encode("utf-8"), path=Path(display), display=display,
+                          root=Path("."), empty={}).data
     if not isinstance(data, dict):
-        raise InputError("the top level must be a mapping", _display(path))
+        raise InputError("the top level must be a mapping", display)
     return data
 
 
@@ -297,8 +326,8 @@ class _Table:
         return _Table(data, where, self.file, allowed)
 
 
-def _parse(data: Mapping[str, Any], path: Path, *, toml: bool) -> Config:
-    file = _display(path)
+def _parse(data: Mapping[str, Any], file: str, root: Path, path: Path | None, *, toml: bool
+           ) -> Config:
     top = _Table(data, f"[{TABLE}]" if toml else "", file, _TOP_KEYS)
     defaults = _service(top, ServiceConfig(name=""), service=False)
     services: list[ServiceConfig] = []
@@ -308,8 +337,8 @@ def _parse(data: Mapping[str, Any], path: Path, *, toml: bool) -> Config:
         if any(s.name == service.name for s in services):
             table.fail(f"'name' {service.name!r} is used twice")
         services.append(service)
-    return Config(path=path.resolve(), root=path.resolve().parent, services=tuple(services),
-                  defaults=defaults)
+    return Config(path=path, root=root, services=tuple(services), defaults=defaults,
+                  shown="" if path is not None else file)
 
 
 def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceConfig:

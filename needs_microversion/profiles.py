@@ -5,9 +5,9 @@ openstack-formats.md section 4):
 
 | profile | 400/403/404/415 newly returned | free-form objects | other |
 | --- | --- | --- | --- |
-| nova | exempt (footnote f2) | `os:scheduler_hints` | unreleased-max folding; 410 retires |
+| nova | exempt (footnote f2) | `os:scheduler_hints` | 410 retires |
 | placement | need a microversion | - | - |
-| cinder | need a microversion | - | follow-ups fold into an unreleased max; no Retry-After note |
+| cinder | need a microversion | - | no Retry-After note |
 | manila | need a microversion | - | changes to experimental APIs need none; no Retry-After note |
 | ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
 | generic | exempt | `os:scheduler_hints` | 410 retires an API |
@@ -20,10 +20,10 @@ scheduler-hints pointer exists in no API but nova's, so it never hides a change 
 project that wants the strict reading (cinder, manila, the API-SIG guideline) picks its profile
 or sets `exempt-error-codes = []`.
 
-Folding (`fold_into_unreleased_max`): cinder's contributor guide lets a follow-up change reuse
-a merged but unreleased microversion, and nova does the same in practice (2.102 grew over three
-commits). It needs to know what was released, so it applies only with `released-max` in the
-configuration: the comparison then treats the newest released microversion as the old maximum.
+Folding is not a profile's: cinder's contributor guide lets a follow-up change reuse a merged
+but unreleased microversion, and every project does the same in practice (nova's 2.102 grew
+over three commits), so whenever the newest released maximum is known (a release tag in the
+repository, or `released-max` in the configuration) it is the old maximum.
 
 Retiring an API (`retired_api_exemption`): nova removes an API at every microversion at once,
 documenting it under "Obsolete APIs" with 410 Gone (os-fixed-ips, os-networks, os-cells after
@@ -56,16 +56,14 @@ class Profile:
     exempt_error_codes: frozenset[str] = frozenset()
     free_form_paths: tuple[str, ...] = ()
     experimental_header: str | None = None  # operations documenting it may change freely
-    fold_into_unreleased_max: bool = False
     inapplicable_header_exemption: bool = True  # nova's Retry-After-on-a-4xx note
     retired_api_exemption: bool = False  # nova's obsolete APIs: 410 Gone at every version
 
 
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
-    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, fold_into_unreleased_max=True,
-            retired_api_exemption=True),
+    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True),
     Profile("placement"),
-    Profile("cinder", fold_into_unreleased_max=True, inapplicable_header_exemption=False),
+    Profile("cinder", inapplicable_header_exemption=False),
     Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER,
             inapplicable_header_exemption=False),
     Profile("ironic", free_form_paths=IRONIC_FREE_FORM),

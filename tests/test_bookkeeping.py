@@ -10,7 +10,9 @@ import pytest
 
 from conftest import run_diff
 
-from needs_microversion.bookkeeping import bookkeeping, read_version_file
+from needs_microversion.bookkeeping import bookkeeping
+from needs_microversion.repository.evidence import Evidence
+from needs_microversion.repository.versionfile import read_version_file
 from needs_microversion.commands.diff import DiffRequest
 from needs_microversion.errors import InputError
 from needs_microversion.model.change import Change
@@ -60,9 +62,20 @@ def nova(max_version: str = "2.104", new: str = "") -> str:
     return NOVA.format(max=max_version, new=new)
 
 
-def report(*verdicts: str, acknowledged: str | None = None) -> Report:
+def bookkeeping_of(old: str | None, new: str | None, findings: Report, changed: Any, *,
+         profile: str = "generic", version_file: str | None = None,
+         released_max: Version | None = None) -> Any:
+    """The bookkeeping of two version file texts (None: unknown)."""
+    evidence = Evidence(version_file, read_version_file(old) if old is not None else None,
+                        read_version_file(new) if new is not None else None,
+                        changed_paths=None if changed is None else tuple(changed))
+    return bookkeeping(evidence, findings, profile=profile, released_max=released_max)
+
+
+def report(*verdicts: str, acknowledged: str | None = None, gated: Version | None = None
+           ) -> Report:
     change = Change("response-body", "added", "", "GET /servers/{id}",
-                    OpKey("GET", "/servers/{}"), pointer="/server/locked")
+                    OpKey("GET", "/servers/{}"), pointer="/server/locked", gated=gated)
     findings = tuple(Finding("attribute-added", "attribute", "?", verdict, change, "m",
                              acknowledged) for verdict in verdicts)
     return Report("old", "new", None, None, findings)
@@ -99,7 +112,7 @@ def test_nova_bump_by_one_with_its_companions() -> None:
                "nova/api/openstack/compute/rest_api_version_history.rst",
                "releasenotes/notes/locked-server-4b1d.yaml",
                "doc/api_samples/servers/v2.105/server-get-resp.json"}
-    book = bookkeeping(nova(), new, report(REQUIRED), changed, profile="nova")
+    book = bookkeeping_of(nova(), new, report(REQUIRED), changed, profile="nova")
     assert (book.old_max, book.new_max, book.bumped_by_one, book.next_version) == (
         "2.104", "2.105", True, "2.105")
     done = dict(book.checklist)
@@ -113,12 +126,22 @@ def test_nova_bump_by_one_with_its_companions() -> None:
         "the versions samples doc/api_samples/versions/versions-get-resp.json and "
         "v21-version-get-resp.json": False,
         "api samples in doc/api_samples/*/v2.105/ (if applicable)": True,
-        "the API reference (api-ref/source/): min_version: 2.105 on what changed": False,
+        "the API reference: what changed gated at 2.105 (min_version, max_version, a version "
+        "note)": False,
     }
 
 
+def test_the_api_reference_is_ticked_only_when_a_change_is_gated_there() -> None:
+    item = "the API reference: what changed gated at 2.105 (min_version, max_version, a " \
+        "version note)"
+    ungated = bookkeeping_of(nova(), nova("2.105"), report(REQUIRED), set(), profile="nova")
+    gated = bookkeeping_of(nova(), nova("2.105"), report(REQUIRED, gated=Version(2, 105)),
+                           set(), profile="nova")
+    assert dict(ungated.checklist)[item] is False and dict(gated.checklist)[item] is True
+
+
 def test_nova_not_bumped_and_paths_unknown() -> None:
-    book = bookkeeping(nova(), nova(), report(REQUIRED), None, profile="nova")
+    book = bookkeeping_of(nova(), nova(), report(REQUIRED), None, profile="nova")
     assert (book.bumped_by_one, book.next_version) == (False, "2.105")
     done = dict(book.checklist)
     assert done["_MAX_API_VERSION = '2.105' in nova/api/openstack/api_version_request.py"] \
@@ -127,19 +150,19 @@ def test_nova_not_bumped_and_paths_unknown() -> None:
 
 
 def test_bumped_by_two_is_not_by_one() -> None:
-    book = bookkeeping(nova("2.103"), nova("2.105"), report(REQUIRED), set())
+    book = bookkeeping_of(nova("2.103"), nova("2.105"), report(REQUIRED), set())
     assert (book.bumped_by_one, book.next_version) == (False, "2.104")
 
 
 def test_no_microversion_needed_means_no_checklist() -> None:
     for findings in (report(), report(NOT_REQUIRED), report(REQUIRED, acknowledged="ok")):
-        book = bookkeeping(nova(), nova("2.105"), findings, set())
+        book = bookkeeping_of(nova(), nova("2.105"), findings, set())
         assert (book.old_max, book.new_max, book.bumped_by_one) == ("2.104", "2.105", True)
         assert book.next_version is None and book.checklist == ()
 
 
 def test_old_side_unknown() -> None:
-    book = bookkeeping(None, nova(), report(REQUIRED), None, profile="nova")
+    book = bookkeeping_of(None, nova(), report(REQUIRED), None, profile="nova")
     assert (book.old_max, book.new_max, book.bumped_by_one, book.next_version) == (
         None, "2.104", None, None)
     assert all(done is None for _, done in book.checklist)
@@ -150,7 +173,7 @@ def test_old_side_unknown() -> None:
 def test_placement_appends_to_versions() -> None:
     old = PLACEMENT.format(new="")
     new = PLACEMENT.format(new="\n    '1.40',  # Adds the exists filter")
-    book = bookkeeping(old, new, report(REQUIRED), {"placement/rest_api_version_history.rst"},
+    book = bookkeeping_of(old, new, report(REQUIRED), {"placement/rest_api_version_history.rst"},
                        profile="placement")
     assert (book.old_max, book.new_max, book.bumped_by_one, book.next_version) == (
         "1.39", "1.40", True, "1.40")
@@ -164,7 +187,7 @@ def test_ironic_resolves_the_named_constant() -> None:
     new = IRONIC.format(comment="\n# v1.116: Add node service steps",
                         new="MINOR_116_SERVICE_STEPS = 116",
                         max="MINOR_116_SERVICE_STEPS")
-    book = bookkeeping(old, new, report(REQUIRED), {"ironic/common/release_mappings.py"},
+    book = bookkeeping_of(old, new, report(REQUIRED), {"ironic/common/release_mappings.py"},
                        profile="ironic", version_file="ironic/api/controllers/v1/versions.py")
     assert (book.old_max, book.new_max, book.bumped_by_one, book.next_version) == (
         "1.115", "1.116", True, "1.116")
@@ -177,23 +200,24 @@ def test_ironic_resolves_the_named_constant() -> None:
             False,
         "a release note (releasenotes/notes/*.yaml) announcing 1.116": False,
         "RELEASE_MAPPING['master']['api'] = '1.116' in ironic/common/release_mappings.py": True,
-        "the API reference (api-ref/source/): min_version: 1.116 on what changed": False,
+        "the API reference: what changed gated at 1.116 (min_version, max_version, a version "
+        "note)": False,
     }
-    book = bookkeeping(old, old, report(REQUIRED), set(), profile="ironic")
+    book = bookkeeping_of(old, old, report(REQUIRED), set(), profile="ironic")
     assert dict(book.checklist)["MINOR_116_<NAME> = 116 in "
                                 "ironic/api/controllers/v1/versions.py"] is False
 
 
 def test_folding_reuses_the_unreleased_maximum() -> None:
     cinder = '_MAX_API_VERSION = "{}"\n'
-    book = bookkeeping(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
-                       profile="cinder", released_max=Version(3, 70), fold=True)
+    book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
+                       profile="cinder", released_max=Version(3, 70))
     assert book.next_version == "3.71"
     assert dict(book.checklist)["_MAX_API_VERSION = '3.71' in "
                                 "cinder/api/openstack/api_version_request.py"] is True
     assert "a named constant for 3.71 in cinder/api/microversions.py" in dict(book.checklist)
-    book = bookkeeping(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
-                       profile="cinder", released_max=Version(3, 71), fold=True)
+    book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
+                       profile="cinder", released_max=Version(3, 71))
     assert book.next_version == "3.72"
 
 

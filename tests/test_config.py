@@ -321,7 +321,7 @@ def test_bad_pyproject_exits_2_naming_the_key(run_cli, project: Path, text: str,
 @pytest.mark.parametrize("text, expected", [
     ("profil: nova\n", ".needs-microversion.yaml: unknown key 'profil'"),
     ("- profile\n", ".needs-microversion.yaml: the top level must be a mapping"),
-    ("profile: [nova\n", ".needs-microversion.yaml:2: not valid YAML"),
+    ("profile: [nova\n", ".needs-microversion.yaml:2: invalid YAML"),
     (("services:\n  - name: x\n    acknowledge:\n      - {rule: attribute, operation: GET /a,"
       " expires: 2027-01-01}\n"), "services[0] (x) acknowledge[0] needs 'reason'"),
     ("services:\n  - name: x\n    version-file: missing.py\n",

@@ -52,6 +52,8 @@ def pairs() -> dict[str, list[str]]:
     for case_file in sorted(CATALOGUE.glob("*/*/case.yaml")):
         folder = case_file.parent
         spec = yaml.safe_load(case_file.read_text(encoding="utf-8"))
+        if "repository" in spec:  # judged with a repository: the catalogue test runs it
+            continue
         name = f"rules/{folder.parent.name}/{folder.name}"
         old, new = str(folder / "old.yaml"), str(folder / "new.yaml")
         found[name] = [old, new, "--no-validate", *spec["args"]]

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 from conftest import ROOT
-from test_git import CONFIG, LOCKED, api, commit, git, make_repo, quiet_git, write
+from gitrepo import LOCKED, api, commit, git, make_repo, quiet_git, write
 
 __all__ = ["quiet_git"]  # the autouse fixture: git without the user's settings
 
@@ -95,8 +95,9 @@ def test_real_pre_commit_try_repo(tmp_path: Path) -> None:
     hook_repo = _hook_repository(tmp_path / "hook")
     project = make_repo(tmp_path / "project", {
         "api/openapi.yaml": api(),
-        CONFIG: "services:\n  - name: compute\n    documents: [api/openapi.yaml]\n",
-        "README.md": "A project.\n"})
+        ".needs-microversion.yaml": "services:\n  - name: compute\n"
+                                    "    documents: [api/openapi.yaml]\n",
+        "app/servers.py": "# the API's code\n", "README.md": "A project.\n"})
 
     def try_repo() -> subprocess.CompletedProcess[str]:
         env = {k: v for k, v in os.environ.items()
@@ -106,7 +107,8 @@ def test_real_pre_commit_try_repo(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=900)
 
     # A response attribute added without a microversion: the commit is refused.
-    write(project, {"api/openapi.yaml": api(extra=LOCKED), "README.md": "Locked servers.\n"})
+    write(project, {"api/openapi.yaml": api(extra=LOCKED), "README.md": "Locked servers.\n",
+                    "app/servers.py": "# the API's code, returning 'locked'\n"})
     git(project, "add", "-A")
     done = try_repo()
     if done.returncode not in (0, 1) and "pip" in done.stdout + done.stderr:

@@ -41,13 +41,18 @@ RULE_ORDER = (
     "media-type",
     "security",
     "experimental",  # asked of the chart's answer: experimental APIs change freely (manila)
+    "documentation-only",  # asked of the chart's answer: no code changed, no API changed
 )
 
 # Strongest first: the overall verdict is the strongest verdict of any finding.
 VERDICTS = ("required", "bug-fix", "not-required")
 
 CASE_KEYS = {"description", "source", "args", "verdict", "findings", "exit"}
-OPTIONAL_CASE_KEYS = {"gated", "versions", "swapped"}
+OPTIONAL_CASE_KEYS = {"gated", "versions", "swapped", "repository"}
+# A case with `repository` runs as `check` in a git repository built around the two
+# documents: its version file at both sides, a release, history entries, release notes, and
+# whether the change touches code (see rules/README.md).
+REPOSITORY_KEYS = {"versions", "released", "history", "notes", "code"}
 SWAPPED_KEYS = {"verdict", "findings", "exit"}
 OPTIONAL_SWAPPED_KEYS = {"gated", "versions"}
 VERSION_KEYS = {"old": "old_version", "new": "new_version", "bumped": "bumped"}
@@ -102,11 +107,15 @@ CASE_PARAMS = [pytest.param(case, id=case.id) for case in CASES]
 
 
 def run_cli(
-    capsys: pytest.CaptureFixture[str], old: Path, new: Path, args: list[str]
+    capsys: pytest.CaptureFixture[str], old: Path, new: Path, args: list[str],
+    repository: dict[str, Any] | None = None, workdir: Path | None = None,
 ) -> tuple[int, dict[str, Any]]:
     from needs_microversion.cli import main
 
     argv = ["diff", str(old), str(new), "--format", "json", "--no-validate", *args]
+    if repository is not None:
+        assert workdir is not None
+        return run_in_repository(capsys, old, new, args, repository, workdir)
     try:
         code = main(argv)
     except SystemExit as exc:  # tolerate a CLI framework that exits instead of returning
@@ -120,6 +129,66 @@ def run_cli(
             f"stdout: {captured.out}\nstderr: {captured.err}"
         )
     return code, report
+
+
+def run_in_repository(
+    capsys: pytest.CaptureFixture[str], old: Path, new: Path, args: list[str],
+    repository: dict[str, Any], workdir: Path,
+) -> tuple[int, dict[str, Any]]:
+    """`check --from-ref --to-ref` over a repository whose one commit changes `old` into
+    `new`: `openapi.yaml` at the top, a version file `api/api_version_request.py` under a
+    package `service`, its history document, and a release tag when `released` is given."""
+    import os
+    import subprocess
+
+    from needs_microversion.cli import main
+
+    top = workdir / "repository"
+    top.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e",
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", "-C", str(top), *argv], check=True, env=env,
+                              capture_output=True, text=True).stdout.strip()
+
+    history = top / "service" / "api" / "rest_api_version_history.rst"
+
+    def commit(document: Path, version: str, entries: list[str], message: str) -> str:
+        (top / "openapi.yaml").write_text(document.read_text(encoding="utf-8"))
+        versions = top / "service" / "api" / "api_version_request.py"
+        versions.parent.mkdir(parents=True, exist_ok=True)
+        versions.write_text(f"_MAX_API_VERSION = '{version}'\n")
+        history.write_text("History\n=======\n\n" + "".join(
+            f"{entry}\n{'-' * len(entry)}\n\nA change.\n\n" for entry in entries))
+        git("add", "-A")
+        git("commit", "-q", "--allow-empty", "-m", message)
+        return git("rev-parse", "HEAD")
+
+    versions = repository["versions"]
+    git("init", "-q", "-b", "main")
+    if "released" in repository:
+        commit(old, repository["released"], [], "released")
+        git("tag", "1.0.0")
+    base = commit(old, versions["old"], [], "base")
+    for index, version in enumerate(repository.get("notes", [])):
+        note = top / "releasenotes" / "notes" / f"note-{index}.yaml"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"---\nfeatures:\n  - Adds microversion {version}.\n")
+    if repository.get("code", True):
+        (top / "service" / "api" / "handler.py").write_text("# the API's code changed\n")
+    head = commit(new, versions["new"], repository.get("history", []), "change")
+    cwd = Path.cwd()
+    os.chdir(top)
+    try:
+        code = main(["check", "--from-ref", base, "--to-ref", head, "--format", "json",
+                     "--no-validate", *args])
+    finally:
+        os.chdir(cwd)
+    captured = capsys.readouterr()
+    [document] = json.loads(captured.out)["documents"]
+    return code, document["report"]
 
 
 def expected_outcome(expectation: dict[str, Any]) -> dict[str, Any]:
@@ -182,12 +251,19 @@ def report_inconsistencies(report: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("case", CASE_PARAMS)
-def test_case(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
+def test_case(case: Case, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     expected: dict[str, dict[str, Any]] = {}
     observed: dict[str, dict[str, Any]] = {}
     problems: dict[str, list[str]] = {}
     for direction, (old, new, expectation) in case.runs().items():
-        code, report = run_cli(capsys, old, new, case.spec["args"])
+        workdir = tmp_path / direction
+        workdir.mkdir()
+        repository = case.spec.get("repository")
+        if repository is not None and direction == "swapped":  # the versions swap too
+            versions = repository["versions"]
+            repository = {**repository, "versions": {"old": versions["new"],
+                                                     "new": versions["old"]}}
+        code, report = run_cli(capsys, old, new, case.spec["args"], repository, workdir)
         expected[direction] = expected_outcome(expectation)
         observed[direction] = observed_outcome(code, report, expectation)
         problems[direction] = report_inconsistencies(report)
@@ -249,6 +325,12 @@ def test_case_files_are_well_formed(case: Case) -> None:
         isinstance(arg, str) for arg in spec["args"]
     ):
         problems.append("args must be a list of strings")
+    repository = spec.get("repository")
+    if repository is not None:
+        if not isinstance(repository, dict) or not set(repository) <= REPOSITORY_KEYS \
+                or set(repository.get("versions", {})) != {"old", "new"}:
+            problems.append(f"repository takes {sorted(REPOSITORY_KEYS)}, with versions "
+                            "{old, new}")
     assert problems == []
     for document in (case.old, case.new):
         validate(yaml.safe_load(document.read_text(encoding="utf-8")))

@@ -1,37 +1,48 @@
-"""`needs-microversion check`: the configured API documents against a base revision.
+"""`needs-microversion check`: the repository's API documents against a base revision.
 
     result = run_check(CheckRequest(files=("api-ref/source/servers.inc",), base="HEAD",
                                     staged=True))
     result.documents   # [(service name, Report)], one per compared document
 
-Which two sides are compared, for every configured document (services' `documents`):
+Which two sides are compared:
   --from-ref A --to-ref B (or PRE_COMMIT_FROM_REF/PRE_COMMIT_TO_REF, set by pre-commit for a
       range, as in pre-push): the merge-base of A and B against B, the change `A...B` makes.
+      Everything is read from the two revisions through git (a CI clone made without a
+      checkout works), the configuration file too when none is on disk.
   otherwise: the merge-base of HEAD with --base (default: the upstream branch, else
       origin/HEAD, main or master) against the working tree, or the index with --staged.
-Files given as arguments (pre-commit passes the staged ones) keep only the documents they
-touch: the file itself, anything inside an api-ref folder, a JSON/YAML file in a document's
-folder tree (a `$ref` target). None touched: nothing is run, exit code 0.
 
-Each document is one `run_diff` with its service's settings; the exit code is the worst
-(2 > 1 > 0). The reports stay values: `report.render` combines them in each format.
+Which documents, and what else is read: the configured services' documents when a
+configuration names some; otherwise the repository's own layout (`repository.layout`: the
+api-ref tree, or OpenAPI documents), with its version file, version history document,
+release notes and release tags as evidence (`repository.evidence`). A configured setting
+(version-file, released-max, profile) overrides what was found.
+Files given as arguments (pre-commit passes the staged ones) keep only the documents they
+touch (the file itself, anything inside an api-ref folder, a JSON/YAML file in a document's
+folder tree) or the evidence they change (the version file, the history document, release
+notes). None touched: nothing is run, exit code 0.
+
+Each document is one `run_diff`; the exit code is the worst (2 > 1 > 0). The reports stay
+values: `report.render` combines them in each format.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from needs_microversion.config import Config, ServiceConfig, load_config
+from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_config, \
+    parse_config
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.git import Repo, cached, snapshot_name
+from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.model.verdict import Report
-
-if TYPE_CHECKING:
-    from needs_microversion.commands.diff import DiffRequest
+from needs_microversion.repository.evidence import Evidence, gather
+from needs_microversion.repository.layout import Layout, detect
+from needs_microversion.repository.releases import Release
+from needs_microversion.repository.revision import Revision
 
 DEFAULT_BASES = ("@{upstream}", "origin/HEAD", "main", "master")
 # Files in a document's folder tree that a `$ref` may point at.
@@ -49,20 +60,13 @@ class CheckRequest:
     explain: bool = False
     validate: bool = True
     config: str | None = None
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of every comparison: a commit, the index, or the working tree."""
-
-    label: str | None  # REV for REV:PATH; "" the index; None the working tree
-    commit: str | None  # None for the index and the working tree
-
-    def name(self, repo: Repo, path: str) -> str:
-        """What `load_snapshot` reads, and what reports show."""
-        if self.label is None:
-            return os.path.relpath(repo.top / path) if path else os.path.relpath(repo.top)
-        return snapshot_name(self.label, path)
+    # How to judge, as for diff (None/empty: the configuration, then the profile, decides).
+    silent_failures: tuple[str, ...] = ()
+    exempt_error_codes: bool | None = None
+    free_form: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    profile: str | None = None
+    catch_up: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -83,55 +87,71 @@ class CheckResult:
 class Target:
     service: ServiceConfig
     path: str  # relative to the repository top, "/"-separated
+    configured: bool  # named by a configuration file (else found in the layout)
 
 
 def run_check(request: CheckRequest) -> CheckResult:
-    """The reports of the configured documents the request compares."""
+    """The reports of the documents the request compares."""
     with cached():  # nothing changes the repository during a run
-        return _run_check(request)
+        repo = Repo.find(Path.cwd(), "not inside a git repository, so there is nothing to "
+                                     "compare the documents with", str(Path.cwd()))
+        warnings: list[str] = []
+        sides = _sides(repo, request, warnings)
+        if sides is None:
+            return CheckResult(warnings=warnings)
+        return judge_change(repo, *sides, request, warnings)
 
 
-def _run_check(request: CheckRequest) -> CheckResult:
-    config = load_config(request.config)
-    if not config.services:
-        raise InputError(f"no API documents configured ({config.display}): add services "
-                         "with documents to .needs-microversion.yaml or [tool.needs-microversion]"
-                         " in pyproject.toml, or compare two files with 'diff'")
-    repo = Repo.find(config.root, "not inside a git repository, so there is nothing to "
-                                  "compare the documents with", str(config.root))
-    targets = _targets(config, repo)
+def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest,
+                 warnings: list[str] | None = None) -> CheckResult:
+    """Every API document of the repository, from `old` to `new`, with the evidence."""
+    warnings = [] if warnings is None else warnings
+    config = _config(repo, new, request)
+    layout = detect(new) or detect(old)
+    targets = _targets(config, repo, new, layout)
+    if not targets:
+        raise InputError("no API documents found (looked for an api-ref source tree, a specs/ "
+                         "folder and openapi/swagger files): name them in "
+                         ".needs-microversion.yaml, or compare two files with 'diff'",
+                         str(repo.top))
+    changed = _changed_paths(repo, old, new)
     if request.files:
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files}
-        targets = [t for t in targets if _touches(touched, t, repo)]
+        targets = [t for t in targets if _touches(touched, t, new, layout)]
         if not targets:  # pre-commit on a commit that touches no API document
-            return CheckResult()
-    _same_repository(repo)
-    warnings: list[str] = []
-    sides = _sides(repo, request, warnings)
-    if sides is None:
-        return CheckResult(warnings=warnings)
-    old, new = sides
+            return CheckResult(warnings=warnings)
     # The comparison machinery is imported only when there is something to compare.
-    from needs_microversion.commands.diff import run_diff
+    from needs_microversion.commands.diff import DiffRequest, run_diff
 
     documents: list[tuple[str, Report]] = []
-    changed: tuple[str, ...] | None = None
+    evidence: dict[str, Evidence] = {}  # by service: its settings may name the version file
     for target in targets:
-        at_base, present = bool(repo.entry(old.commit, target.path)[0]), \
-            _present(repo, new, target.path)
-        if not present:
-            raise InputError(f"configured in {config.display} but missing {_where(new)}"
-                             f"{'' if at_base else ' and at the base'}",
-                             new.name(repo, target.path))
-        if not at_base:
-            warnings.append(f"{new.name(repo, target.path)}: new since "
-                            f"{old.label}; nothing to compare with")
+        if not new.exists(target.path):
+            where = "" if old.exists(target.path) else " and at the base"
+            if target.configured:
+                raise InputError(f"configured in {config.display} but missing "
+                                 f"{_where(new)}{where}", new.name(target.path))
+            warnings.append(f"{new.name(target.path)}: removed {_where(new)}")
             continue
-        if changed is None:
-            changed = _changed_paths(repo, config, old, new)
-        extra = _bookkeeping(repo, config, target.service, old, new, changed)
-        diff = _request(old.name(repo, target.path), new.name(repo, target.path), request,
-                        config, target.service, extra)
+        if not old.exists(target.path):
+            warnings.append(f"{new.name(target.path)}: new since {old.label}; nothing to "
+                            "compare with")
+            continue
+        if target.service.name not in evidence:
+            evidence[target.service.name] = _evidence(old, new, layout, target, config, repo,
+                                                      changed)
+        found = evidence[target.service.name]
+        profile = request.profile or (None if target.service.profile or layout is None
+                                      else layout.profile)
+        diff = DiffRequest(old=old.name(target.path), new=new.name(target.path),
+                           fmt=request.fmt, explain=request.explain,
+                           validate=request.validate,
+                           service=target.service.name if target.configured else None,
+                           loaded_config=config, evidence=found, profile=profile,
+                           silent_failures=request.silent_failures,
+                           exempt_error_codes=request.exempt_error_codes,
+                           free_form=request.free_form, disabled=request.disabled,
+                           catch_up=request.catch_up)
         report = run_diff(diff)
         warnings.extend(report.warnings)
         documents.append((target.service.name, report))
@@ -140,16 +160,8 @@ def _run_check(request: CheckRequest) -> CheckResult:
 
 # -- the two sides ---------------------------------------------------------------------------
 
-def _same_repository(repo: Repo) -> None:
-    """REV:PATH names are read in the current folder's repository: it must be this one."""
-    here = Repo.find(Path.cwd(), "run 'check' inside the git repository of the configured "
-                                 "documents", str(Path.cwd()))
-    if os.path.realpath(here.top) != os.path.realpath(repo.top):
-        raise InputError(f"run 'check' inside {repo.top}, the repository of the configured "
-                         f"documents", str(Path.cwd()))
-
-
-def _sides(repo: Repo, request: CheckRequest, warnings: list[str]) -> tuple[Side, Side] | None:
+def _sides(repo: Repo, request: CheckRequest, warnings: list[str]
+           ) -> tuple[Revision, Revision] | None:
     from_ref, to_ref = request.from_ref or None, request.to_ref or None
     if bool(from_ref) != bool(to_ref):
         raise InputError("--from-ref and --to-ref (PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF) "
@@ -157,7 +169,7 @@ def _sides(repo: Repo, request: CheckRequest, warnings: list[str]) -> tuple[Side
     if from_ref and to_ref:
         to_commit = _commit(repo, to_ref, "--to-ref")
         return (_base_side(repo, from_ref, (to_commit, to_ref), "--from-ref"),
-                Side(to_ref, to_commit))
+                Revision(repo, to_commit, to_ref))
     head = repo.commit("HEAD")
     if head is None:
         # No commit yet: every document is new.
@@ -165,7 +177,7 @@ def _sides(repo: Repo, request: CheckRequest, warnings: list[str]) -> tuple[Side
         return None
     base = request.base or _default_base(repo)
     return (_base_side(repo, base, (head, "HEAD"), "--base"),
-            Side("" if request.staged else None, None))
+            Revision.index(repo) if request.staged else Revision.working(repo))
 
 
 def _default_base(repo: Repo) -> str:
@@ -176,12 +188,12 @@ def _default_base(repo: Repo) -> str:
                      "master): pass --base REV", str(repo.top))
 
 
-def _base_side(repo: Repo, rev: str, other: tuple[str, str], option: str) -> Side:
+def _base_side(repo: Repo, rev: str, other: tuple[str, str], option: str) -> Revision:
     """The merge-base of `rev` and the other side's (commit, name), named `rev` when it is
     that very commit, else by its abbreviated id."""
     commit = _commit(repo, rev, option)
     base = repo.merge_base(commit, other[0], f"{rev} and {other[1]}")
-    return Side(rev if base == commit else base[:12], base)
+    return Revision(repo, base, rev if base == commit else base[:12])
 
 
 def _commit(repo: Repo, rev: str, option: str) -> str:
@@ -191,39 +203,70 @@ def _commit(repo: Repo, rev: str, option: str) -> str:
     return commit
 
 
-def _where(side: Side) -> str:
-    if side.label is None:
+def _where(side: Revision) -> str:
+    if side.on_disk:
         return "from the working tree"
     return "from the index" if side.label == "" else f"at revision {side.label}"
 
 
-def _present(repo: Repo, side: Side, path: str) -> bool:
-    if side.label is None:
-        return (repo.top / path).exists()
-    return bool(repo.entry(side.commit, path)[0])
+# -- configuration and documents -------------------------------------------------------------
+
+def _config(repo: Repo, new: Revision, request: CheckRequest) -> Config:
+    """The configuration on disk; for two revisions without one on disk (a CI clone made
+    without a checkout), the one the new revision holds at the repository's top."""
+    config = load_config(request.config)
+    if config.path is not None or request.config or new.on_disk or new.label == "":
+        if config.path is not None:
+            _same_repository(repo, config)
+        return config
+    for name in CONFIG_NAMES:
+        text = new.text(name)
+        if text is not None:
+            found = parse_config(text, name, repo.top, new.name(name))
+            if found is not None:
+                return found
+    return config
 
 
-# -- the documents ---------------------------------------------------------------------------
+def _same_repository(repo: Repo, config: Config) -> None:
+    """The configured documents are read in the current folder's repository."""
+    if _in_repo(repo, config.root) is None:
+        raise InputError(f"run 'check' inside the repository of {config.display}",
+                         str(Path.cwd()))
 
-def _targets(config: Config, repo: Repo) -> list[Target]:
-    """Every configured document once (first service wins), as a repository path."""
+
+def _targets(config: Config, repo: Repo, new: Revision, layout: Layout | None
+             ) -> list[Target]:
+    """The configured documents (first service wins), else the layout's."""
+    if not config.services:
+        if layout is None:
+            return []
+        service = ServiceConfig(name=layout.project or repo.top.name,
+                                documents=layout.documents)
+        return [Target(service, path, configured=False) for path in layout.documents]
     seen: dict[str, Target] = {}
     for service in config.services:
         for entry in service.documents:
-            for path in _expand(config.root, entry):
-                rel = _in_repo(repo, path)
-                if rel is None:
-                    raise InputError(f"document {entry!r} of service {service.name!r} is "
-                                     f"outside the repository {repo.top}", config.display)
-                seen.setdefault(rel, Target(service, rel))
+            for rel in _expand(config, repo, new, entry, service):
+                seen.setdefault(rel, Target(service, rel, configured=True))
     return list(seen.values())
 
 
-def _expand(root: Path, entry: str) -> list[Path]:
-    """A path as written, or the working-tree matches of a glob (sorted)."""
+def _expand(config: Config, repo: Repo, new: Revision, entry: str, service: ServiceConfig
+            ) -> list[str]:
+    """A path as written, or the matches of a glob among the new revision's files."""
+    root = _in_repo(repo, config.root)
+    if root is None or os.path.isabs(entry):
+        raise InputError(f"document {entry!r} of service {service.name!r} is outside the "
+                         f"repository {repo.top}", config.display)
+    joined = posixpath.normpath(posixpath.join(root, entry)) if root else \
+        posixpath.normpath(entry)
+    if joined == ".." or joined.startswith("../"):
+        raise InputError(f"document {entry!r} of service {service.name!r} is outside the "
+                         f"repository {repo.top}", config.display)
     if not any(char in entry for char in "*?["):
-        return [root / entry]
-    return sorted(root.glob(entry))
+        return ["" if joined == "." else joined]
+    return sorted({name for name in new.files() if fnmatch.fnmatchcase(name, joined)})
 
 
 def _in_repo(repo: Repo, path: Path) -> str | None:
@@ -238,75 +281,56 @@ def _in_repo(repo: Repo, path: Path) -> str | None:
     return "" if rel == "." else rel
 
 
-def _touches(files: set[str | None], target: Target, repo: Repo) -> bool:
+def _touches(files: set[str | None], target: Target, new: Revision, layout: Layout | None
+             ) -> bool:
+    """A touched file is the document, inside its folder, a `$ref` target beside it, or
+    evidence: the version file, the history document, a release note."""
     path = target.path
     folder = (path + "/") if path else ""
-    is_file = (repo.top / path).is_file()
+    is_file = path in new.files() if not new.on_disk else (new.repo.top / path).is_file()
     ref_tree = posixpath.dirname(path) + "/" if is_file and posixpath.dirname(path) else ""
+    evidence = ({layout.version_file, *layout.history_docs} - {None}) if layout else set()
+    notes = (layout.release_notes + "/") if layout and layout.release_notes else None
     for name in files:
         if name is None:
             continue
-        if name == path or (not is_file and name.startswith(folder)):
+        if name == path or (not is_file and name.startswith(folder)) or name in evidence:
             return True
         if is_file and name.startswith(ref_tree) and name.endswith(_REF_SUFFIXES):
+            return True
+        if notes and name.startswith(notes):
             return True
     return False
 
 
-# -- the bookkeeping inputs: version files and changed paths ---------------------------------
+# -- the evidence ----------------------------------------------------------------------------
 
-def _changed_paths(repo: Repo, config: Config, old: Side, new: Side) -> tuple[str, ...]:
-    """Paths that differ between the sides, relative to the configuration's folder."""
+def _changed_paths(repo: Repo, old: Revision, new: Revision) -> tuple[str, ...]:
+    """Paths that differ between the sides, from the repository's top."""
     args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
     if new.commit is not None:
         out = repo.git(*args, str(old.commit), new.commit)
     else:
         out = repo.git(*args, *(["--cached"] if new.label == "" else []), str(old.commit))
     names = [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
-    if new.label is None:  # files not added yet count too: a new release note
-        out = repo.git("ls-files", "-z", "--others", "--exclude-standard")
-        names.extend(name for name in out.decode("utf-8", "surrogateescape").split("\0")
-                     if name)
-    found = []
-    for name in sorted(set(names)):
-        rel = os.path.relpath(repo.top / name, config.root).replace(os.sep, "/")
-        if not rel.startswith("../"):
-            found.append(rel)
-    return tuple(found)
+    if new.on_disk:  # files not added yet count too: a new release note
+        names.extend(repo.untracked())
+    return tuple(sorted(set(names)))
 
 
-def _bookkeeping(repo: Repo, config: Config, service: ServiceConfig, old: Side, new: Side,
-                 changed: tuple[str, ...]) -> dict[str, Any]:
-    extra: dict[str, Any] = {"changed_paths": changed}
+def _evidence(old: Revision, new: Revision, layout: Layout | None, target: Target,
+              config: Config, repo: Repo, changed: tuple[str, ...]) -> Evidence:
+    """The repository's evidence for one document; configured settings win."""
+    service = target.service
+    layout = layout or Layout("", "generic", (target.path,))
     if service.version_file:
         path = _in_repo(repo, config.root / service.version_file)
-        if path is not None:
-            extra["old_version_file_text"] = _text_at(repo, old, path)
-            extra["new_version_file_text"] = _text_at(repo, new, path)
-    return extra
-
-
-def _text_at(repo: Repo, side: Side, path: str) -> str | None:
-    if side.label is None:
-        try:
-            return (repo.top / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-    kind, item = repo.entry(side.commit, path)
-    if kind != "file" or item is None:
-        return None
-    return repo.blobs([item], snapshot_name(side.label, path))[item.sha].decode(
-        "utf-8", "replace")
-
-
-def _request(old: str, new: str, request: CheckRequest, config: Config,
-             service: ServiceConfig, extra: dict[str, Any]) -> DiffRequest:
-    """A diff with the service's settings; fields this DiffRequest lacks are left out."""
-    from needs_microversion.commands.diff import DiffRequest
-
-    known = {field.name for field in fields(DiffRequest)}
-    wanted: dict[str, Any] = {
-        "old": old, "new": new, "fmt": request.fmt, "explain": request.explain,
-        "validate": request.validate, "service": service.name,
-        "config": str(config.path) if config.path else None, **extra}
-    return DiffRequest(**{key: value for key, value in wanted.items() if key in known})
+        if path is None:
+            raise InputError(f"'version-file' {service.version_file!r} is outside the "
+                             f"repository {repo.top}", config.display)
+        layout = replace(layout, version_file=path)
+    found = gather(old, new, layout, changed, strict=bool(service.version_file))
+    if service.released_max is not None:
+        found = replace(found, released=Release(
+            "configured", service.released_max, f"released-max in {config.display}"))
+    return found

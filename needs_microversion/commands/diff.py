@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from needs_microversion.bookkeeping import bookkeeping, read_version_file
+from needs_microversion.bookkeeping import bookkeeping
 from needs_microversion.compare import compare, with_lines
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
@@ -18,7 +18,11 @@ from needs_microversion.load import load_pair
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, parse_version
-from needs_microversion.profiles import Profile, experimental_operations, get_profile
+from needs_microversion.profiles import DEFAULT_PROFILE, experimental_operations, get_profile
+from needs_microversion.repository.evidence import Evidence
+from needs_microversion.repository.judging import (
+    attribute_unmarked, evidence_lines, unmarked, version_changes)
+from needs_microversion.repository.versionfile import read_version_file
 from needs_microversion.report import check_format
 from needs_microversion.rules import get
 from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
@@ -39,6 +43,7 @@ class DiffRequest:
     old_version: str | None = None
     new_version: str | None = None
     config: str | None = None  # a config file; None: look for one from the current folder
+    loaded_config: Config | None = None  # already read (check: maybe from a revision)
     profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
     catch_up: bool | None = None  # rule catch-up; None: on for api-ref trees
     # The version file at both revisions (the check command reads them from git); None: the
@@ -46,6 +51,8 @@ class DiffRequest:
     old_version_file_text: str | None = None
     new_version_file_text: str | None = None
     changed_paths: tuple[str, ...] | None = None  # the change's files (None: unknown)
+    # What the repository says (check, history): version file, release, history, files.
+    evidence: Evidence | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
 
 
@@ -59,33 +66,31 @@ def run_diff(request: DiffRequest) -> Report:
     if request.strict and not request.validate:
         raise InputError("--strict turns validation problems into errors: it cannot go with "
                          "--no-validate")
-    config = load_config(request.config)
+    config = request.loaded_config or load_config(request.config)
     service = choose_service(config, request)
-    profile = get_profile(request.profile or service.profile)
+    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
     options = build_options(request, service)
-    old_text, new_text = _version_file_texts(request, config, service)
+    evidence = request.evidence or _evidence_from_texts(request, config, service)
     old, new = load_pair(request.old, request.new, validate=request.validate,
                          strict=request.strict)
-    if old_text is not None and new_text is not None:  # the code's maxima, both sides known
-        source = service.version_file or "version file"
-        old_max = read_version_file(old_text, f"{source} (old)").max_version
-        new_max = read_version_file(new_text, f"{source} (new)").max_version
-        old, new = replace(old, max_version=old_max), replace(new, max_version=new_max)
+    doc_maxima = (old.max_version, new.max_version)
+    if evidence is not None and evidence.old_max is not None and evidence.new_max is not None:
+        # The code's maxima, both sides known: only they say what is provided.
+        old = replace(old, max_version=evidence.old_max)
+        new = replace(new, max_version=evidence.new_max)
     old = _with_version(old, request.old_version, "--old-version")
     new = _with_version(new, request.new_version, "--new-version")
-    old, notes = _fold(old, profile, service)
+    old, notes = _fold(old, service.released_max or (evidence.released_max if evidence else None))
     catch_up = request.catch_up if request.catch_up is not None else service.catch_up
     if catch_up is None:
         catch_up = "api-ref" in (old.source, new.source)
-    options = replace(options, documentation_catch_up=catch_up)
-    report = diff_snapshots(old, new, options)
+    options = replace(options, documentation_catch_up=catch_up,
+                      code_changed=evidence.code_changed if evidence else None)
+    report = diff_snapshots(old, new, options, evidence, doc_maxima)
     report = acknowledge(report, service.acknowledgements, datetime.date.today())
-    if old_text is not None or new_text is not None:
-        changed = set(request.changed_paths) if request.changed_paths is not None else None
+    if evidence is not None and (evidence.old_file or evidence.new_file):
         report = replace(report, bookkeeping=bookkeeping(
-            old_text, new_text, report, changed, profile=profile.name,
-            version_file=service.version_file, released_max=service.released_max,
-            fold=profile.fold_into_unreleased_max))
+            evidence, report, profile=profile.name, released_max=old.max_version))
     report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
                      warnings=(*report.warnings, *_unknown_claims(options, old, new),
                                *_lower_maximum(old, new)))
@@ -150,13 +155,22 @@ def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
     return service or config.defaults
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot, options: Options) -> Report:
+def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
+                   evidence: Evidence | None = None,
+                   doc_maxima: tuple[Version | None, Version | None] | None = None) -> Report:
+    """Compare and judge; repository evidence adds the API's maximum as a change and gates
+    the changes of documents that write no microversion (`repository.judging`)."""
     changes = with_lines(compare(old, new), (old, new))
     experimental = experimental_operations(old, {c.op_key for c in changes},
                                            options.experimental_header)
-    return judge(changes, replace(options, experimental_operations=experimental),
-                 old=old.display, new=new.display, old_version=old.max_version,
-                 new_version=new.max_version, warnings=(*old.warnings, *new.warnings))
+    changes = attribute_unmarked(changes, old, new, evidence)
+    changes += version_changes(*(doc_maxima or (old.max_version, new.max_version)), evidence,
+                               changes)
+    report = judge(changes, replace(options, experimental_operations=experimental),
+                   old=old.display, new=new.display, old_version=old.max_version,
+                   new_version=new.max_version, warnings=(*old.warnings, *new.warnings))
+    return replace(report, evidence=evidence_lines(
+        evidence, unmarked_documents=unmarked(old, new, evidence)))
 
 
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
@@ -166,7 +180,7 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
     configuration and then the profile decide.
     """
     service = service or ServiceConfig(name="")
-    profile = get_profile(request.profile or service.profile)
+    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
     for rule_id in request.disabled:
         get(rule_id)  # unknown ids are a usage error
     exempt = service.exempt_error_codes
@@ -203,9 +217,10 @@ def acknowledge(report: Report, acknowledgements: Sequence[Acknowledgement],
     return replace(report, findings=tuple(findings), notes=(*report.notes, *notes))
 
 
-def _version_file_texts(request: DiffRequest, config: Config, service: ServiceConfig
-                        ) -> tuple[str | None, str | None]:
-    """(old, new) version file texts; the new one from the working tree when not given."""
+def _evidence_from_texts(request: DiffRequest, config: Config, service: ServiceConfig
+                         ) -> Evidence | None:
+    """The version file given as texts (or the configured one, read from the working tree
+    for the new side), when no repository was read."""
     new_text = request.new_version_file_text
     if new_text is None and service.version_file is not None:
         path = config.root / service.version_file
@@ -213,18 +228,24 @@ def _version_file_texts(request: DiffRequest, config: Config, service: ServiceCo
             raise InputError(f"'version-file' {service.version_file!r} not found in "
                              f"{config.root}", config.display)
         new_text = path.read_text(encoding="utf-8", errors="replace")
-    return request.old_version_file_text, new_text
+    old_text = request.old_version_file_text
+    if old_text is None and new_text is None:
+        return None
+    source = service.version_file or "version file"
+    return Evidence(
+        service.version_file,
+        read_version_file(old_text, f"{source} (old)") if old_text is not None else None,
+        read_version_file(new_text, f"{source} (new)") if new_text is not None else None,
+        code_changed=None, changed_paths=request.changed_paths)
 
 
-def _fold(old: Snapshot, profile: Profile, service: ServiceConfig
-          ) -> tuple[Snapshot, tuple[str, ...]]:
-    """cinder (and nova in practice): a change may join a merged but unreleased microversion,
-    so only what was released counts as the old maximum."""
-    released, old_max = service.released_max, old.max_version
-    if not profile.fold_into_unreleased_max or released is None or old_max is None \
-            or old_max <= released:
+def _fold(old: Snapshot, released: Version | None) -> tuple[Snapshot, tuple[str, ...]]:
+    """A change may join a merged but unreleased microversion (cinder's guide says so, nova
+    and the others do it), so only what was released counts as the old maximum."""
+    old_max = old.max_version
+    if released is None or old_max is None or old_max <= released:
         return old, ()
-    note = (f"{profile.name}: {old_max} is not released yet (released-max {released}), so "
+    note = (f"{old_max} is not released yet (the newest release shipped {released}), so "
             f"changes may join it: the old maximum is taken as {released}")
     return replace(old, max_version=released), (note,)
 

@@ -88,7 +88,11 @@ def read_document(path: str | Path, *, display: str | None = None,
                           root=resolved.parent if root is None else Path(root).resolve())
 
 
-def parse_document(raw: bytes, *, path: Path, display: str, root: Path) -> Document:
+_EMPTY = object()  # no default for an empty file: it is an error
+
+
+def parse_document(raw: bytes, *, path: Path, display: str, root: Path,
+                   empty: Any = _EMPTY) -> Document:
     """Parse file contents (from disk or from git); JSON or YAML is decided by the content."""
     if len(raw) > MAX_BYTES:
         raise InputError(f"is larger than {MAX_BYTES // 2**20} MiB", display)
@@ -103,7 +107,9 @@ def parse_document(raw: bytes, *, path: Path, display: str, root: Path) -> Docum
     else:
         data, kind = _load_yaml(raw, text, display), "yaml"
     if data is None:
-        raise InputError("empty document", display)
+        if empty is _EMPTY:
+            raise InputError("empty document", display)
+        data = empty
     return Document(path=path, display=display, root=root, text=text, data=data, format=kind)
 
 

@@ -18,6 +18,8 @@ Area = Literal[
     "operation", "path-parameter", "query-parameter", "request-header", "cookie-parameter",
     "request-body", "request-media-type", "status-code", "response-header", "response-body",
     "response-media-type", "security",
+    # The API's maximum microversion itself (a version file, a history entry, the documents).
+    "version",
 ]
 Kind = Literal["added", "removed", "changed"]
 # One way an element changed. A change merged from several ways of one element joins theirs
@@ -41,6 +43,7 @@ _WHERE: dict[Area, str] = {
     "response-header": "response header", "status-code": "status code",
     "request-media-type": "request media type", "response-media-type": "response media type",
     "operation": "operation", "security": "security requirements",
+    "version": "maximum microversion",
 }
 
 
@@ -97,6 +100,9 @@ def describe(change: Change) -> str:
     subject = change.pointer
     if change.area in BODY_AREAS and not subject:
         where, subject = where.replace("attribute", "body"), ""
+    if change.area == "version":
+        return f"{where} {change.old or 'none'} -> {change.new}" if change.kind == "added" \
+            else f"microversion {change.new} named"
     text = f"{where} {subject}".strip() if subject else where
     if change.area in ("response-body", "response-header", "response-media-type"):
         text += f" (status {change.status})" if change.status else ""

@@ -68,6 +68,7 @@ class Report:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # e.g. expired or unused acknowledgements
     bookkeeping: Bookkeeping | None = None
+    evidence: tuple[str, ...] = ()  # what the repository said (version file, release...)
 
     @property
     def verdict(self) -> Verdict:

@@ -27,6 +27,8 @@ def render_github(report: Report) -> str:
               for warning in report.warnings]
     lines += [_command("notice", {"title": "needs-microversion note"}, note)
               for note in report.notes]
+    lines += [_command("notice", {"title": "needs-microversion evidence"}, item)
+              for item in report.evidence]
     lines.append(_command("notice", {"title": "needs-microversion"}, _verdict(report)))
     return "\n".join(lines) + "\n"
 

@@ -22,6 +22,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "claims": [{"operation": c.text, "reason": c.reason} for c in report.claims],
         "changes": [_finding(report, f) for f in report.findings],
         "warnings": list(report.warnings),
+        "evidence": list(report.evidence),
         "notes": list(report.notes),
         "bookkeeping": None if report.bookkeeping is None else {
             "old_max": report.bookkeeping.old_max, "new_max": report.bookkeeping.new_max,

@@ -46,7 +46,8 @@ def _suite(report: Report) -> ET.Element:
             ET.SubElement(properties, "property", {"name": name, "value": _xml(str(value))})
     for finding, outcome in zip(report.findings, outcomes, strict=True):
         _testcase(suite, report, finding, outcome)
-    out = [CHART_WORDS[report.verdict], *(f"note: {n}" for n in report.notes),
+    out = [CHART_WORDS[report.verdict], *(f"evidence: {e}" for e in report.evidence),
+           *(f"note: {n}" for n in report.notes),
            *(f"warning: {w}" for w in report.warnings)]
     ET.SubElement(suite, "system-out").text = _xml("\n".join(out))
     return suite

@@ -50,7 +50,8 @@ def render_markdown(report: Report) -> str:
         lines += [f"- [{'x' if done else ' '}] {_inline(item)}"
                   + (" (not checked)" if done is None else "")
                   for item, done in bookkeeping.checklist]
-    for title, items in (("Notes", report.notes), ("Warnings", report.warnings)):
+    for title, items in (("Evidence", report.evidence), ("Notes", report.notes),
+                         ("Warnings", report.warnings)):
         if items:
             lines += ["", f"### {title}", ""]
             lines += [f"- {_inline(item)}" for item in items]

@@ -60,6 +60,7 @@ def as_sarif(report: Report) -> dict[str, Any]:
                 "oldVersion": _text(report.old_version),
                 "newVersion": _text(report.new_version),
                 "exitCode": report.exit_code,
+                "evidence": list(report.evidence),
                 "notes": list(report.notes),
                 "warnings": list(report.warnings),
             },

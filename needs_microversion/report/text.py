@@ -63,6 +63,9 @@ def render_text(report: Report, *, explain: bool = False, colour: bool | None = 
     if not report.findings:
         lines.append("  no change to the user contract")
     lines.extend(_bookkeeping(report))
+    if report.evidence:
+        lines.append("")
+        lines.extend(f"evidence: {item}" for item in report.evidence)
     if report.notes:
         lines.append("")
         lines.extend(f"note: {note}" for note in report.notes)

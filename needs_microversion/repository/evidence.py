@@ -16,14 +16,14 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from needs_microversion.compare import mentioned_versions
+from needs_microversion.model.versions import mentioned_versions
 from needs_microversion.errors import InputError
 from needs_microversion.repository.historydoc import versions_listed
 from needs_microversion.repository.layout import Layout
 from needs_microversion.repository.releases import Release, released
 from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import VersionFile, read_version_file
-from needs_microversion.versions import Version
+from needs_microversion.model.versions import Version
 
 # Files that describe or test the API but cannot change what it does.
 _DOC_FOLDERS = ("doc/", "docs/", "api-ref/", "releasenotes/", "specs/", "api-guide/")
@@ -36,11 +36,12 @@ _TOOLING = frozenset({".zuul.yaml", "tox.ini", ".gitignore", ".gitreview", ".mai
 
 @dataclass(frozen=True)
 class Evidence:
-    layout: Layout
+    version_file: str | None  # its path from the top
     old_file: VersionFile | None  # the version file at the old revision
     new_file: VersionFile | None
-    released: Release | None
+    released: Release | None = None
     history_added: frozenset[Version] = frozenset()
+    history_docs: tuple[str, ...] = ()  # the history documents read
     notes_versions: frozenset[Version] = frozenset()
     notes: tuple[str, ...] = ()  # release notes added or changed
     code_changed: bool | None = None  # None: the changed paths are unknown
@@ -71,10 +72,14 @@ class Evidence:
 
 
 def gather(old: Revision, new: Revision, layout: Layout,
-           changed_paths: tuple[str, ...] | None) -> Evidence:
-    """The evidence for the change from `old` to `new` (changed_paths from the top)."""
-    old_file = _version_file(old, layout)
-    new_file = _version_file(new, layout)
+           changed_paths: tuple[str, ...] | None, *, strict: bool = False) -> Evidence:
+    """The evidence for the change from `old` to `new` (changed_paths from the top).
+
+    `strict`: a version file that a side holds but that declares no maximum is an error (a
+    configured one); otherwise it only counts as unknown (a place found at another revision:
+    nova's first version file had no maximum yet)."""
+    old_file = _version_file(old, layout, strict)
+    new_file = _version_file(new, layout, strict)
     history_added: set[Version] = set()
     for path in layout.history_docs:
         before, after = old.text(path), new.text(path)
@@ -88,12 +93,16 @@ def gather(old: Revision, new: Revision, layout: Layout,
         text = new.text(path)
         if text is not None:
             named |= mentioned_versions(text)
-    major = (new_file or old_file).max_version.major if (new_file or old_file) else None
+    known = new_file or old_file
+    major = known.max_version.major if known else None  # another major is another API
     return Evidence(
-        layout, old_file, new_file, released(old, layout),
+        layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),
+        layout.history_docs,
         frozenset(v for v in named if major is None or v.major == major), notes,
-        None if changed_paths is None else any(is_code(path) for path in changed_paths),
+        None if changed_paths is None else any(
+            is_code(path) and not _inside(path, (*layout.documents, *layout.samples))
+            for path in changed_paths),
         changed_paths)
 
 
@@ -109,7 +118,12 @@ def is_code(path: str) -> bool:
     return not name.startswith("requirements") and not name.endswith(("-requirements.txt",))
 
 
-def _version_file(revision: Revision, layout: Layout) -> VersionFile | None:
+def _inside(path: str, places: tuple[str, ...]) -> bool:
+    """The path is one of the API documents (or samples), or lies in one of their folders."""
+    return any(path == place or path.startswith(place.rstrip("/") + "/") for place in places)
+
+
+def _version_file(revision: Revision, layout: Layout, strict: bool) -> VersionFile | None:
     if layout.version_file is None:
         return None
     text = revision.text(layout.version_file)
@@ -118,4 +132,6 @@ def _version_file(revision: Revision, layout: Layout) -> VersionFile | None:
     try:
         return read_version_file(text, revision.name(layout.version_file))
     except InputError:
+        if strict:
+            raise
         return None

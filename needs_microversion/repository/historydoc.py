@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from needs_microversion.versions import Version, parse_version
+from needs_microversion.model.versions import Version, parse_version
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 _TITLE = re.compile(r"^\s*\**v?(\d{1,4}\.\d{1,4})\**(?![\d.])(.*)$")

@@ -27,7 +27,7 @@ from needs_microversion.repository.historydoc import released_by_headings
 from needs_microversion.repository.layout import KNOWN, Layout
 from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import read_version_file
-from needs_microversion.versions import Version
+from needs_microversion.model.versions import Version
 
 # 33.0.0, 2015.1.0, 33.0.0.0rc1, 2015.1.0rc1, 12.0.0.rc1; not 33.0.0.0b1 or 2024.1-eol.
 _RELEASE_TAG = re.compile(r"^\d+(?:\.\d+){1,3}(?:\.?rc\d+)?$")

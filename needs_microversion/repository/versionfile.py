@@ -7,8 +7,8 @@ class-level assignments the eleven services use, at any revision of their histor
 | --- | --- | --- |
 | `_MAX_API_VERSION` | nova, cinder, manila, masakari, senlin | `_MAX_API_VERSION = "2.104"` |
 | `CURRENT_MAX_VER` | zun, magnum | `CURRENT_MAX_VER = '1.40'` |
-| `MINOR_MAX_VERSION` + `BASE_VERSION` | ironic, cyborg, watcher | `MINOR_MAX_VERSION = MINOR_115_X` |
-| `_MAX_VERSION_STRING`, `MAX_VERSION_STRING` | ironic, cyborg, watcher | `'{}.{}'.format(BASE, MINOR)` |
+| `MINOR_MAX_VERSION`, `BASE_VERSION` | ironic, cyborg, watcher | `MINOR_MAX_VERSION = MINOR_1_X` |
+| `_MAX_VERSION_STRING` | ironic, cyborg, watcher | `'{}.{}'.format(BASE, MINOR)` |
 | `VERSIONS` list, last entry | placement | `VERSIONS = ['1.0', ..., '1.39']` |
 
 Aliases (`MINOR_MAX_VERSION = MINOR_115_NODE_HISTORY`), enum members (watcher's
@@ -23,11 +23,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from needs_microversion.errors import InputError
-from needs_microversion.versions import Version, parse_version
+from needs_microversion.model.versions import Version, parse_version
 
 MAX_API_VERSION, CURRENT_MAX_VER, MINOR_MAX_VERSION, MAX_VERSION_STRING, VERSIONS = (
     "_MAX_API_VERSION", "CURRENT_MAX_VER", "MINOR_MAX_VERSION", "MAX_VERSION_STRING",
@@ -45,6 +45,7 @@ class VersionFile:
 
     max_version: Version
     convention: str  # MAX_API_VERSION, CURRENT_MAX_VER, MINOR_MAX_VERSION or VERSIONS
+    text: str = field(default="", repr=False, compare=False)  # what the bookkeeping reads
 
 
 class _Unknown(Exception):
@@ -73,7 +74,7 @@ def read_version_file(text: str, source: str = "version file") -> VersionFile:
         except (_Unknown, RecursionError):
             continue
         if version is not None:
-            return VersionFile(version, convention)
+            return VersionFile(version, convention, text)
     raise InputError("no maximum microversion found (looked for _MAX_API_VERSION, "
                      "CURRENT_MAX_VER, MINOR_MAX_VERSION with BASE_VERSION, "
                      "MAX_VERSION_STRING, VERSIONS)", source)

@@ -14,6 +14,14 @@ class Announced(Rule):
         ``required`` parameter can be repeated"). The structured fields may not change at all:
         api-ref often records a behaviour change only in prose.
 
+        The API's maximum itself: a maximum that goes up (the repository's version file,
+        else the highest microversion the documents name) is a new microversion, even when no
+        documented change is gated on it (`maximum-raised`, provided by that very raise; only
+        then is it reported: otherwise the gated changes say it). A version history
+        document or a release note of the change that names a microversion above what the
+        code serves announces one that does not exist (`version-not-served`): where the
+        repository has a version file, it alone says what is provided.
+
     Why
         A change described as starting at a new microversion is a change of the contract at
         that microversion: users ask for it with the header, and the maximum must go up to
@@ -25,7 +33,9 @@ class Announced(Rule):
 
     No microversion needed when
         The new maximum already reaches the announced version (then it is provided), or the
-        text names an old version (that is history, not news).
+        text names an old version (that is history, not news). A raised maximum is always a
+        new microversion: it is the bump, so it is provided unless the code does not serve
+        it.
 
     Options
         None. Findings are marked inferred: they rest on prose.
@@ -34,9 +44,18 @@ class Announced(Rule):
     id = "announced"
     order = 4
     question = "Does the prose announce a behaviour change at a new microversion?"
-    finding_ids = ("microversion-announced",)
+    finding_ids = ("microversion-announced", "maximum-raised", "version-not-served")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
+        if change.area == "version":
+            if change.detail == "raised":
+                return self.finding("maximum-raised", REQUIRED, change,
+                                    f"{describe(change)} ({change.pointer or 'the documents'})"
+                                    ": a new microversion, and no documented change is gated "
+                                    "on it; document what it changes")
+            return self.finding("version-not-served", REQUIRED, change,
+                                f"{describe(change)} by {change.pointer}, above the maximum "
+                                "the code serves: raise the version file, or correct the text")
         if change.aspect != "announcement":
             return None
         return self.finding("microversion-announced", REQUIRED, change,

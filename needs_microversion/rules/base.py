@@ -31,6 +31,8 @@ class Options:
     experimental_header: str | None = None  # lower-case; see experimental
     # The operations whose old document lists the experimental header (set per comparison).
     experimental_operations: frozenset[OpKey] = frozenset()
+    # Whether the change touches the API's code (repository evidence; None: not known).
+    code_changed: bool | None = None
 
 
 @dataclass(frozen=True)

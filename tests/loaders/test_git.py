@@ -10,98 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from gitrepo import (
+    FLAVOR, LOCKED, api, commit, git, line_of, make_repo, one_error_line, quiet_git, write)
+
 from needs_microversion.loaders.git import checkout, looks_like_rev_path
 
-SERVER = """\
-openapi: 3.1.0
-info:
-  title: Example compute API
-  version: "2.5"
-paths:
-  /servers/{server_id}:
-    get:
-      summary: Show server details
-      parameters:
-        - name: server_id
-          in: path
-          required: true
-          schema: {type: string}
-      responses:
-        "200":
-          description: {description}
-          content:
-            application/json:
-              schema:
-                type: object
-                properties:
-                  server:
-                    $ref: "{ref}"
-components:
-  schemas:
-    Server:
-      type: object
-      properties:
-        id: {{type: string}}
-        name: {{type: string}}
-{extra}"""
-LOCKED = "        locked: {type: boolean}\n"
-FLAVOR = "        flavor: {type: string}\n"
-
-
-def api(*, extra: str = "", description: str = "OK", ref: str = "#/components/schemas/Server"
-        ) -> str:
-    """The small API: `extra` adds properties to Server (not gated: needs a microversion)."""
-    return (SERVER.replace("{description}", description).replace("{ref}", ref)
-            .replace("{extra}", extra).replace("{{", "{").replace("}}", "}"))
-
-
-def line_of(text: str, needle: str) -> int:
-    return text[:text.index(needle)].count("\n") + 1
-
-
-@pytest.fixture(autouse=True)
-def quiet_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Git that ignores the user's and system's settings, with a fixed identity."""
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                 "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "GITHUB_ACTIONS"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.org")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
-
-
-def make_repo(path: Path, files: dict[str, str], *, branch: str = "main") -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", branch)
-    commit(path, files, "first")
-    return path
-
-
-def write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = repo / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-
-
-def commit(repo: Path, files: dict[str, str], message: str) -> str:
-    write(repo, files)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
-def one_error_line(err: str) -> str:
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert err.startswith("needs-microversion: error: "), err
-    return err
+__all__ = ["quiet_git"]  # the autouse fixture: git without the user's settings
 
 
 # -- diff REV:PATH -----------------------------------------------------------------------------
@@ -369,10 +283,13 @@ CONFIG = ".needs-microversion.yaml"
 
 
 def project(path: Path, *, branch: str = "main", extra: dict[str, str] | None = None) -> Path:
-    """A repository with one configured document, api/openapi.yaml."""
+    """A repository with one configured document, api/openapi.yaml. These changes touch only
+    the document, which rule documentation-only would excuse: it is switched off, so the
+    tests see which sides are compared."""
     return make_repo(path, {"api/openapi.yaml": api(),
-                            CONFIG: "services:\n  - name: compute\n"
-                                    "    documents: [api/openapi.yaml]\n", **(extra or {})},
+                            CONFIG: "disable: [documentation-only]\nservices:\n"
+                                    "  - name: compute\n    documents: [api/openapi.yaml]\n",
+                            **(extra or {})},
                      branch=branch)
 
 
@@ -453,11 +370,28 @@ def test_check_without_a_base_branch(tmp_path, monkeypatch, run_cli) -> None:
     assert code == 2 and "pass --base REV" in one_error_line(err)
 
 
-def test_check_without_configuration(tmp_path, monkeypatch, run_cli) -> None:
+def test_check_without_configuration_or_documents(tmp_path, monkeypatch, run_cli) -> None:
     repo = make_repo(tmp_path / "r", {"api.yaml": api()})
     monkeypatch.chdir(repo)
     code, _, err = run_cli("check", "--base", "HEAD")
-    assert code == 2 and "no API documents configured" in one_error_line(err)
+    assert code == 2 and "no API documents found" in one_error_line(err)
+
+
+def test_check_without_configuration_finds_the_document(tmp_path, monkeypatch,
+                                                        run_cli) -> None:
+    repo = make_repo(tmp_path / "r", {"openapi.yaml": api(), "app/code.py": "x = 1\n"})
+    commit(repo, {"openapi.yaml": api(extra=LOCKED), "app/code.py": "x = 2\n"}, "locked")
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                             "--no-validate")
+    assert code == 1 and "HEAD~1:openapi.yaml -> HEAD:openapi.yaml" in out, err
+    # The same change without the code: the document only catches up.
+    commit(repo, {"openapi.yaml": api(extra=LOCKED + FLAVOR)}, "flavor, documented")
+    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                             "--no-validate", "--format", "json")
+    [document] = json.loads(out)["documents"]
+    assert code == 0 and [c["id"] for c in document["report"]["changes"]] == [
+        "documentation-only"], err
 
 
 def test_check_outside_a_repository(tmp_path, monkeypatch, run_cli) -> None:
@@ -519,8 +453,10 @@ def test_check_passes_version_files_and_changed_paths(tmp_path, monkeypatch, run
 
     config = ("services:\n  - name: compute\n    documents: [api/openapi.yaml]\n"
               "    version-file: code/versions.py\n")
-    repo = project(tmp_path / "r", extra={CONFIG: config, "code/versions.py": "MAX = '2.5'\n"})
-    write(repo, {"api/openapi.yaml": api(extra=LOCKED), "code/versions.py": "MAX = '2.6'\n",
+    repo = project(tmp_path / "r", extra={CONFIG: config,
+                                          "code/versions.py": "_MAX_API_VERSION = '2.5'\n"})
+    write(repo, {"api/openapi.yaml": api(extra=LOCKED),
+                 "code/versions.py": "_MAX_API_VERSION = '2.6'\n",
                  "notes/new-note.yaml": "note\n"})
     seen = []
 
@@ -532,10 +468,22 @@ def test_check_passes_version_files_and_changed_paths(tmp_path, monkeypatch, run
     monkeypatch.chdir(repo)
     assert run_cli("check", "--base", "HEAD")[0] == 0
     [request] = seen
-    assert request.old_version_file_text == "MAX = '2.5'\n"
-    assert request.new_version_file_text == "MAX = '2.6'\n"
-    assert request.changed_paths == ("api/openapi.yaml", "code/versions.py",
-                                     "notes/new-note.yaml")
+    evidence = request.evidence
+    assert (str(evidence.old_max), str(evidence.new_max)) == ("2.5", "2.6")
+    assert evidence.version_file == "code/versions.py" and evidence.code_changed
+    assert evidence.changed_paths == ("api/openapi.yaml", "code/versions.py",
+                                      "notes/new-note.yaml")
+
+
+def test_check_a_configured_version_file_must_be_readable(tmp_path, monkeypatch,
+                                                          run_cli) -> None:
+    config = ("services:\n  - name: compute\n    documents: [api/openapi.yaml]\n"
+              "    version-file: code/versions.py\n")
+    repo = project(tmp_path / "r", extra={CONFIG: config, "code/versions.py": "MAX = 1\n"})
+    write(repo, {"api/openapi.yaml": api(extra=LOCKED)})
+    monkeypatch.chdir(repo)
+    code, _, err = run_cli("check", "--base", "HEAD", "--no-validate")
+    assert code == 2 and "code/versions.py: no maximum microversion found" in err
 
 
 def test_check_a_configured_document_that_is_nowhere(tmp_path, monkeypatch, run_cli) -> None:

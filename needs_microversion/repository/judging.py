@@ -1,0 +1,111 @@
+"""Repository evidence turned into what the judge reads: changes of the API's maximum,
+microversions attributed where the documents write none, and the lines a report shows.
+
+    extra = version_changes(old_doc_max, new_doc_max, evidence)
+    changes = attribute_unmarked(changes, old, new, evidence)
+    lines = evidence_lines(evidence)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from needs_microversion.model.change import Change
+from needs_microversion.model.snapshot import Location, OpKey, Snapshot
+from needs_microversion.model.versions import Version
+from needs_microversion.repository.evidence import Evidence
+
+# Where findings about the API's maximum are filed: they belong to no single operation.
+API_VERSIONS = OpKey("", "", None)
+API_VERSIONS_NAME = "API microversions"
+
+
+def version_changes(old_max: Version | None, new_max: Version | None,
+                    evidence: Evidence | None, changes: Sequence[Change] = ()
+                    ) -> list[Change]:
+    """The maximum raised (the version file's, else the documents') when none of `changes`
+    is gated on the new versions (the raise is then the only sign of them), and
+    microversions a history document or release note names above what the code serves."""
+    found: list[Change] = []
+    source = ""
+    if evidence is not None and evidence.old_max is not None and evidence.new_max is not None:
+        old_max, new_max, source = evidence.old_max, evidence.new_max, evidence.version_file or ""
+    if old_max is not None and new_max is not None and new_max > old_max and not any(
+            change.gated is not None and old_max < change.gated <= new_max
+            for change in changes):
+        found.append(_version(str(old_max), new_max, "raised", source))
+    if evidence is not None and evidence.new_max is not None:
+        named = {version: evidence.history_docs[0] if evidence.history_docs else "history"
+                 for version in evidence.history_added}
+        named.update({version: ", ".join(evidence.notes) for version in evidence.notes_versions
+                      if version not in named})
+        found.extend(_version(None, version, "named", where)
+                     for version, where in sorted(named.items()) if version > evidence.new_max)
+    return found
+
+
+def _version(old: str | None, new: Version, detail: str, source: str) -> Change:
+    location = Location(source.split(", ")[0]) if source else None
+    return Change("version", "added", "", API_VERSIONS_NAME, API_VERSIONS, pointer=source,
+                  detail=detail, old=old, new=str(new), new_location=location, gated=new)
+
+
+def attribute_unmarked(changes: Iterable[Change], old: Snapshot, new: Snapshot,
+                       evidence: Evidence | None) -> list[Change]:
+    """Documents that write no microversion at all (zun, magnum keep versions only in the
+    history document): when the version file goes up in the same change, the change is that
+    microversion's; otherwise the changes stay visible at every version."""
+    changes = list(changes)
+    if not unmarked(old, new, evidence):
+        return changes
+    assert evidence is not None and evidence.new_max is not None
+    version = evidence.new_max
+    return [replace(change, gated=version, inferred=True) if change.gated is None else change
+            for change in changes]
+
+
+def unmarked(old: Snapshot, new: Snapshot, evidence: Evidence | None) -> bool:
+    """Neither document writes a microversion, and the version file goes up."""
+    return bool(evidence is not None and evidence.bumped and evidence.new_max is not None
+                and not old.bounds and not new.bounds)
+
+
+def evidence_lines(evidence: Evidence | None, *, unmarked_documents: bool = False
+                   ) -> tuple[str, ...]:
+    """What the repository said, one line each, for the report."""
+    if evidence is None:
+        return ()
+    lines: list[str] = []
+    if evidence.version_file and (evidence.old_max or evidence.new_max):
+        step = _step(evidence.old_max, evidence.new_max)
+        lines.append(f"version file {evidence.version_file}: {evidence.old_max or '?'} -> "
+                     f"{evidence.new_max or '?'}{step}")
+    if evidence.released is not None:
+        lines.append(f"released: {evidence.released.max_version} "
+                     f"({evidence.released.source})")
+    if evidence.history_added:
+        lines.append(f"version history gained {_versions(evidence.history_added)} "
+                     f"({', '.join(evidence.history_docs)})")
+    if evidence.notes_versions:
+        lines.append(f"release notes name {_versions(evidence.notes_versions)} "
+                     f"({', '.join(evidence.notes)})")
+    if evidence.code_changed is False:
+        lines.append("documentation only: the change touches no API code "
+                     "(only documentation, samples, tests or tooling)")
+    if unmarked_documents and evidence.new_max is not None:
+        lines.append(f"the documents write no microversions: their changes are taken as "
+                     f"{evidence.new_max}, which the version file raises to")
+    return tuple(lines)
+
+
+def _step(old: Version | None, new: Version | None) -> str:
+    if old is None or new is None or new == old:
+        return " (not raised)" if old is not None and old == new else ""
+    if new < old:
+        return " (lowered)"
+    return " (raised by one)" if new == old.next() else " (raised by more than one)"
+
+
+def _versions(versions: Sequence[Version] | frozenset[Version]) -> str:
+    return ", ".join(str(v) for v in sorted(versions))

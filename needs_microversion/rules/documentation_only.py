@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from dataclasses import replace
+
+from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.rules.base import Context, OverrideRule
+
+
+class DocumentationOnly(OverrideRule):
+    """Does the change leave the API's code untouched?
+
+    What it checks
+        Findings that need a microversion although they sit behind none (visible to
+        microversions that already exist), in a change whose files are all documentation,
+        samples, tests, release notes or tooling: nothing that can change what the API does.
+        Only known where the repository is read (`check`, `history`): the change's files are
+        the evidence, and the report names them.
+
+    Why it needs no microversion
+        The contract is what the code does. When no code changes, the API does not change:
+        the document catches up with behaviour that already shipped, or corrects a mistake
+        (nova's 2016-2018 "parameter verification" series, cinder documenting existing APIs
+        for the first time). The microversion, if any was needed, belonged to the change
+        that altered the code.
+
+    Example
+        A change that only edits `api-ref/source/servers.inc` to add the missing
+        `OS-EXT-STS:locked` response attribute: `documentation-only`, not `attribute-added`.
+
+    No microversion needed when
+        Always, for these findings. Changes gated on a microversion above the released
+        maximum keep their verdict (they document a microversion, new or in progress), and
+        so does a raised maximum or a version the code does not serve.
+
+    Options
+        None; a change that touches code (any file outside documentation, tests and tooling)
+        is judged by the other rules alone.
+    """
+
+    id = "documentation-only"
+    order = 14
+    question = "Does the change leave the API's code untouched?"
+    finding_ids = ("documentation-only",)
+
+    def override(self, finding: Finding, context: Context) -> Finding:
+        change = finding.change
+        if context.options.code_changed is not False or finding.verdict != REQUIRED \
+                or change.gated is not None or change.area == "version":
+            return finding
+        return replace(finding, id="documentation-only", rule=self.id, question=self.question,
+                       verdict=NOT_REQUIRED,
+                       message=f"{finding.message}: the change touches only documentation "
+                       "and tests, not the API's code, so the document catches up or is "
+                       "corrected; check the code already behaves this way")
