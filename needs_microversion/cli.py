@@ -156,6 +156,45 @@ def check(
 
 
 @app.command()
+def history(
+    since: Annotated[Optional[str], typer.Option(
+        help="Start after this revision, or at this date (YYYY-MM-DD); default: the first "
+        "commit.")] = None,
+    until: Annotated[Optional[str], typer.Option(
+        help="The last revision (default HEAD); its first-parent line is walked.")] = None,
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="table, json, csv or markdown.")] = "table",
+    validate: Annotated[bool, typer.Option(
+        "--validate/--no-validate", help="Validate OpenAPI documents at every commit "
+        "(slow; default off).")] = False,
+    config: Annotated[Optional[str], typer.Option(
+        help="Configuration file (default: found as for check).")] = None,
+    profile: Profile = None,
+    catch_up: CatchUp = None,
+    disable: Disable = None,
+) -> int:
+    """Judge every first-parent commit that touched the API documents, against its parent.
+
+    Each row gives the version file's maximum before and after, the release the commit
+    shipped in, the verdict and its main finding; the summary counts contract changes
+    shipped without a microversion, microversions with no documented change, and how often
+    the verdict agrees with the version file. A progress bar shows on a terminal.
+
+    Example: needs-microversion history --since 2024-01-01 --format csv
+    """
+    from needs_microversion.commands.history import HistoryRequest, progress_bar, run_history
+    from needs_microversion.report.history import check_history_format, render_history
+
+    check_history_format(fmt)
+    request = HistoryRequest(since=since, until=until, fmt=fmt, validate=validate,
+                             config=config, profile=profile, catch_up=catch_up,
+                             disabled=tuple(disable or ()))
+    result = run_history(request, progress_bar())
+    typer.echo(render_history(result, fmt), nl=False)
+    return 0
+
+
+@app.command()
 def rules(
     rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.")
                        ] = None,

@@ -107,7 +107,8 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     """Every API document of the repository, from `old` to `new`, with the evidence."""
     warnings = [] if warnings is None else warnings
     config = _config(repo, new, request)
-    layout = detect(new) or detect(old)
+    old_layout, new_layout = detect(old), detect(new)
+    layout = new_layout or old_layout
     targets = _targets(config, repo, new, layout)
     if not targets:
         raise InputError("no API documents found (looked for an api-ref source tree, a specs/ "
@@ -126,14 +127,16 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     documents: list[tuple[str, Report]] = []
     evidence: dict[str, Evidence] = {}  # by service: its settings may name the version file
     for target in targets:
+        at_base = old.exists(target.path) if target.configured else \
+            old_layout is not None and target.path in old_layout.documents
         if not new.exists(target.path):
-            where = "" if old.exists(target.path) else " and at the base"
             if target.configured:
                 raise InputError(f"configured in {config.display} but missing "
-                                 f"{_where(new)}{where}", new.name(target.path))
+                                 f"{_where(new)}{'' if at_base else ' and at the base'}",
+                                 new.name(target.path))
             warnings.append(f"{new.name(target.path)}: removed {_where(new)}")
             continue
-        if not old.exists(target.path):
+        if not at_base:
             warnings.append(f"{new.name(target.path)}: new since {old.label}; nothing to "
                             "compare with")
             continue

@@ -67,7 +67,12 @@ def nearest_release_tag(repo: Repo, commit: str) -> str | None:
     except InputError:  # no tag reachable
         return None
     tag = out.decode("utf-8", "replace").strip()
-    return tag if _RELEASE_TAG.match(tag) else None
+    return tag if is_release_tag(tag) else None
+
+
+def is_release_tag(name: str) -> bool:
+    """`33.0.0`, `33.0.0.0rc1`, `2015.1.0rc1`: not a milestone beta or an end-of-life mark."""
+    return _RELEASE_TAG.match(name) is not None
 
 
 _NOT_RELEASES = ("*b[0-9]*", "*a[0-9]*", "*-eol", "*-em", "*-eom", "*-last", "*gamma*")

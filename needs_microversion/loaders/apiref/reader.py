@@ -91,11 +91,12 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
                 ) -> ApiRefResult:
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
     version prefixes in paths (None: only when the tree documents several versions)."""
+    shown = display or str(source)  # a git revision's copy is named as the user wrote it
     if not source.is_dir():
-        raise InputError("not an api-ref source folder", str(source))
+        raise InputError("not an api-ref source folder", shown)
     tree = open_tree(source)
     if not tree.files:  # a wrong folder would otherwise read as an API with no operations
-        raise InputError("not an api-ref source folder (no .inc or .rst files)", str(source))
+        raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
     ctx = Context(tree)
     sections: list[Section] = []
     for file in tree.files:
