@@ -81,31 +81,6 @@ def report(*verdicts: str, acknowledged: str | None = None, gated: Version | Non
     return Report("old", "new", None, None, findings)
 
 
-@pytest.mark.parametrize("text, version, convention", [
-    (nova(), Version(2, 104), "_MAX_API_VERSION"),
-    ('_MIN_API_VERSION = "3.0"\n_MAX_API_VERSION = "3.71"\n', Version(3, 71), "_MAX_API_VERSION"),
-    (PLACEMENT.format(new=""), Version(1, 39), "VERSIONS"),
-    (IRONIC.format(comment="", new="", max="MINOR_115_NODE_HISTORY_FIELDS"), Version(1, 115),
-     "MINOR_MAX_VERSION"),
-    ("BASE_VER = '1.1'\nCURRENT_MAX_VER = '1.40'\n", Version(1, 40), "CURRENT_MAX_VER"),
-    ("_MAX_API_VERSION: str = '2.10'\n", Version(2, 10), "_MAX_API_VERSION"),
-], ids=["nova", "cinder", "placement", "ironic", "zun", "annotated"])
-def test_read_version_file(text: str, version: Version, convention: str) -> None:
-    parsed = read_version_file(text)
-    assert (parsed.max_version, parsed.convention) == (version, convention)
-
-
-@pytest.mark.parametrize("text, message", [
-    ("VERSION = '2.1'\n", "no maximum microversion found"),
-    ("_MAX_API_VERSION = '2.1\n", "cannot parse the version file"),
-    ("MINOR_MAX_VERSION = MINOR_9_X\n", "no maximum microversion found"),  # unresolvable
-    ("A = B\nB = A\nMINOR_MAX_VERSION = A\nBASE_VERSION = 1\n", "no maximum"),  # a cycle
-])
-def test_unreadable_version_file(text: str, message: str) -> None:
-    with pytest.raises(InputError, match=message):
-        read_version_file(text, "nova/api/openstack/api_version_request.py")
-
-
 def test_nova_bump_by_one_with_its_companions() -> None:
     new = nova("2.105", "    * 2.105 - Adds ``locked`` to the server.\n")
     changed = {"nova/api/openstack/api_version_request.py",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from needs_microversion.compare.corrections import with_evidence
 from needs_microversion.compare.lines import with_lines
+from needs_microversion.compare.merge import without_told_announcements
 from needs_microversion.compare.operations import Comparer
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import Snapshot
@@ -19,4 +20,5 @@ __all__ = ["compare", "with_lines"]
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
-    return with_evidence(Comparer(old, new).changes(), old, new)
+    changes = without_told_announcements(Comparer(old, new).changes())
+    return with_evidence(changes, old, new)

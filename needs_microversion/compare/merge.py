@@ -1,5 +1,6 @@
 """Changes seen several times become one: the same difference in every media type of a
-body, and the several ways one element changed."""
+body, the several ways one element changed, and prose announcing what a structured change
+of the same operation already shows."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ def one_per_element(changes: Iterable[Change]) -> list[Change]:
                                      c.evidence for c in group) else None)
         result.append(change)
     return result
+
+
+def without_told_announcements(changes: Iterable[Change]) -> list[Change]:
+    """Drop a description announcing microversion V where the same operation has a
+    structured change gated at V (ironic's `.. versionadded:: 1.2  Introduced the owner
+    field.` beside the `owner` row): the prose tells what the change shows."""
+    changes = list(changes)
+    shown = {(c.op_key, c.gated) for c in changes
+             if c.gated is not None and c.aspect != "announcement"}
+    return [c for c in changes if c.aspect != "announcement" or (c.op_key, c.gated) not in shown]
 
 
 def gate(change: Change, version: Version) -> Change:

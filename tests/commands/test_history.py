@@ -1,0 +1,97 @@
+"""`history`: every change to the API documents, judged against its parent."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from repositories import NOVA_PARAMETERS, NOVA_SERVERS, git, nova_like
+
+from needs_microversion.commands.history import progress_bar
+
+LOCKED = ("locked:\n  description: Locked.\n  in: body\n  required: true\n  type: boolean\n")
+
+
+def history_repo(top: Path):  # type: ignore[no-untyped-def]
+    repo = nova_like(top)
+    repo.commit({"README.rst": "words\n"}, "not an API change")
+    repo.commit({"api-ref/source/parameters.yaml": NOVA_PARAMETERS + LOCKED + "  min_version: 2.2\n",
+                 "api-ref/source/servers.inc": NOVA_SERVERS.replace(
+                     "  - status: status\n", "  - status: status\n  - locked: locked\n"),
+                 "nova/api/openstack/compute/servers.py": "# locked\n"},
+                "Microversion 2.2: locked", max_version="2.2", history="2.2")
+    repo.tag("2.0.0.0rc1")
+    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace(
+        "  - status: status\n", "  - status: status\n  - locked: locked\n").replace(
+        "Show Server\n===========", "Show Server Details\n===================")},
+        "api-ref: a better title")
+    repo.commit({"api-ref/source/parameters.yaml": NOVA_PARAMETERS + LOCKED +
+                 "  min_version: 2.2\n" + "pinned:\n  description: P.\n  in: body\n"
+                 "  required: true\n  type: boolean\n",
+                 "api-ref/source/servers.inc": NOVA_SERVERS.replace(
+                     "  - status: status\n",
+                     "  - status: status\n  - locked: locked\n  - pinned: pinned\n"),
+                 "nova/api/openstack/compute/servers.py": "# pinned\n"},
+                "pinned, with no microversion")
+    return repo
+
+
+def test_history_rows_and_summary(tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = history_repo(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    code, out, err = run_cli("history", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    rows = [(c["subject"], c["old_max"], c["new_max"], c["release"], c["verdict"],
+             c["exit_code"]) for c in data["commits"]]
+    assert rows == [
+        ("Microversion 2.2: locked", "2.1", "2.2", "2.0.0.0rc1", "required", 0),
+        ("api-ref: a better title", "2.2", "2.2", None, "not-required", 0),
+        ("pinned, with no microversion", "2.2", "2.2", None, "required", 1)]
+    assert data["commits"][2]["finding"].startswith("[attribute-added]")
+    summary = data["summary"]
+    assert (summary["judged"], summary["required"], summary["agree_with_version_file"],
+            summary["compared"]) == (3, 2, 2, 3)
+    assert summary["shipped_without_microversion"] == [data["commits"][2]["commit"]]
+
+
+def test_history_range_and_formats(tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = history_repo(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    code, out, _ = run_cli("history", "--since", "HEAD~2", "--format", "csv")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert code == 0 and rows[0][:3] == ["date", "commit", "max before"] and len(rows) == 3
+    code, out, _ = run_cli("history", "--format", "markdown", "--until", "HEAD~1")
+    assert out.startswith("| date | commit |") and out.count("\n| 20") == 2
+    code, out, _ = run_cli("history")
+    assert "verdict agrees with the version file" in out and "Microversion 2.2" in out
+    code, _, err = run_cli("history", "--format", "sarif")
+    assert code == 2 and "unknown format 'sarif'" in err
+    code, _, err = run_cli("history", "--since", "no-such-thing")
+    assert code == 2 and "--since no-such-thing" in err
+
+
+def test_progress_only_on_a_terminal() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert progress_bar(io.StringIO()) is None
+    screen = Terminal()
+    show = progress_bar(screen)
+    assert show is not None
+    show(1, 2)
+    show(2, 2)
+    assert screen.getvalue().endswith("2/2 commits\n") and "\r" in screen.getvalue()
+
+
+def test_history_in_a_repository_without_commits(tmp_path: Path, monkeypatch,
+                                                 run_cli) -> None:
+    top = tmp_path / "plain"
+    top.mkdir()
+    git(top, "init", "-q")
+    monkeypatch.chdir(top)
+    code, _, err = run_cli("history")
+    assert code == 2 and err.count("\n") == 1
