@@ -59,6 +59,11 @@ Disable = Annotated[Optional[list[str]], typer.Option(
 Profile = Annotated[Optional[str], typer.Option(
     help="Project rules: nova, placement, cinder, manila, ironic or generic (default: the "
     "configuration's, else the repository's, else generic).")]
+CountCorrections = Annotated[Optional[bool], typer.Option(
+    "--count-corrections/--no-count-corrections",
+    help="Count corrections (an existing element changed at every microversion of a document "
+    "that gates its changes) as contract changes (default: as the configuration says, else "
+    "no: they are findings that need no microversion).")]
 CatchUp = Annotated[Optional[bool], typer.Option(
     "--catch-up/--no-catch-up",
     help="New elements that start at an already released microversion document it late "
@@ -88,6 +93,7 @@ def diff(
         ".needs-microversion.yaml found from the current folder up).")] = None,
     profile: Profile = None,
     catch_up: CatchUp = None,
+    count_corrections: CountCorrections = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
     from needs_microversion.commands.diff import DiffRequest, run_diff
@@ -98,7 +104,8 @@ def diff(
                           exempt_error_codes=exempt_error_codes,
                           free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                           old_version=old_version, new_version=new_version, config=config,
-                          profile=profile, catch_up=catch_up)
+                          profile=profile, catch_up=catch_up,
+                          count_corrections=count_corrections)
     report = run_diff(request)
     return _emit(render(report, fmt, explain=explain), list(report.warnings), report.exit_code)
 
@@ -132,6 +139,7 @@ def check(
     disable: Disable = None,
     profile: Profile = None,
     catch_up: CatchUp = None,
+    count_corrections: CountCorrections = None,
 ) -> int:
     """Compare the repository's API documents with a git base revision (CI, pre-commit).
 
@@ -149,7 +157,8 @@ def check(
                            silent_failures=tuple(silent_failure or ()),
                            exempt_error_codes=exempt_error_codes,
                            free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
-                           profile=profile, catch_up=catch_up)
+                           profile=profile, catch_up=catch_up,
+                           count_corrections=count_corrections)
     result = run_check(request)
     return _emit(render(result.documents, fmt, explain=explain), result.warnings,
                  result.exit_code)
@@ -171,6 +180,7 @@ def history(
         help="Configuration file (default: found as for check).")] = None,
     profile: Profile = None,
     catch_up: CatchUp = None,
+    count_corrections: CountCorrections = None,
     disable: Disable = None,
 ) -> int:
     """Judge every first-parent commit that touched the API documents, against its parent.
@@ -188,6 +198,7 @@ def history(
     check_history_format(fmt)
     request = HistoryRequest(since=since, until=until, fmt=fmt, validate=validate,
                              config=config, profile=profile, catch_up=catch_up,
+                             count_corrections=count_corrections,
                              disabled=tuple(disable or ()))
     result = run_history(request, progress_bar())
     typer.echo(render_history(result, fmt), nl=False)

@@ -19,6 +19,7 @@ The shape (TOML; the YAML file has the same keys at its top level)::
     disable = ["security"]               # rule ids switched off
     silent-failures = ["POST /servers/{id}/action: reboot of a pausing server was ignored"]
     catch-up = true                      # rule catch-up (default: api-ref only)
+    count-corrections = false            # rule correction off: corrections count
 
     [[tool.needs-microversion.services]]
     name = "compute"                     # required, unique
@@ -76,7 +77,7 @@ _CLAIM = re.compile(r"^\s*([A-Za-z]+)\s+(\S+)\s*:\s*(.+)$")
 _OPERATION = re.compile(r"^\s*([A-Za-z]+)\s+(/[^\s#]*)(?:#(\S+)|\s+\((\S+)\))?\s*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RULE_KEYS = ("profile", "exempt-error-codes", "free-form", "disable", "silent-failures",
-              "catch-up", "acknowledge")
+              "catch-up", "count-corrections", "acknowledge")
 _TOP_KEYS = frozenset({*_RULE_KEYS, "services"})
 _SERVICE_KEYS = frozenset({*_RULE_KEYS, "name", "documents", "version-file", "released-max"})
 _ACK_KEYS = frozenset({"rule", "operation", "pointer", "status", "reason", "expires"})
@@ -125,6 +126,7 @@ class ServiceConfig:
     disabled: tuple[str, ...] = ()
     silent_failures: tuple[Claim, ...] = ()
     catch_up: bool | None = None  # None: on for api-ref trees
+    count_corrections: bool = False  # corrections count as contract changes (rule correction)
     acknowledgements: tuple[Acknowledgement, ...] = ()
 
 
@@ -367,6 +369,7 @@ def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceCon
         _acknowledgement(table.child("acknowledge", i, raw, _ACK_KEYS))
         for i, raw in enumerate(table.tables("acknowledge")))
     catch_up = table.flag("catch-up")
+    count_corrections = table.flag("count-corrections")
     return ServiceConfig(
         name=name,
         documents=table.strings("documents") if "documents" in table.data else base.documents,
@@ -379,6 +382,8 @@ def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceCon
         disabled=(*base.disabled, *disabled),
         silent_failures=(*base.silent_failures, *claims),
         catch_up=catch_up if catch_up is not None else base.catch_up,
+        count_corrections=count_corrections if count_corrections is not None
+        else base.count_corrections,
         acknowledgements=(*base.acknowledgements, *acknowledgements),
     )
 

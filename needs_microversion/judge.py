@@ -19,7 +19,7 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
           old_version: Version | None, new_version: Version | None,
           warnings: Sequence[str] = ()) -> Report:
     changes = tuple(changes)
-    context = Context.build(options, changes, old_version)
+    context = Context.build(options, changes, old_version, new_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
     overrides = [rule for rule in rules if isinstance(rule, OverrideRule)]
     findings = tuple(_overridden(overrides, _with_hint(f, options), context) for f in

@@ -31,6 +31,7 @@ RULE_ORDER = (
     "silent-failure",
     "prior-500",
     "catch-up",  # a gate before the contract questions: api-ref documenting late
+    "correction",  # an existing element changed at every version: the document corrected
     "announced",  # prose naming a new microversion (api-ref records some changes only so)
     "status-code",
     "attribute",

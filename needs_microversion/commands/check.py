@@ -67,6 +67,7 @@ class CheckRequest:
     disabled: tuple[str, ...] = ()
     profile: str | None = None
     catch_up: bool | None = None
+    count_corrections: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,8 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                            silent_failures=request.silent_failures,
                            exempt_error_codes=request.exempt_error_codes,
                            free_form=request.free_form, disabled=request.disabled,
-                           catch_up=request.catch_up)
+                           catch_up=request.catch_up,
+                           count_corrections=request.count_corrections)
         report = run_diff(diff)
         warnings.extend(report.warnings)
         documents.append((target.service.name, report))

@@ -46,6 +46,7 @@ class DiffRequest:
     loaded_config: Config | None = None  # already read (check: maybe from a revision)
     profile: str | None = None  # nova, placement, cinder, manila, ironic, generic
     catch_up: bool | None = None  # rule catch-up; None: on for api-ref trees
+    count_corrections: bool | None = None  # rule correction off; None: the configuration's
     # The version file at both revisions (the check command reads them from git); None: the
     # old side is unknown and the new side is read from the working tree.
     old_version_file_text: str | None = None
@@ -166,7 +167,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     changes = attribute_unmarked(changes, old, new, evidence)
     changes += version_changes(*(doc_maxima or (old.max_version, new.max_version)), evidence,
                                changes)
-    report = judge(changes, replace(options, experimental_operations=experimental),
+    report = judge(changes, replace(options, experimental_operations=experimental,
+                                    gated_documents=bool(old.bounds or new.bounds)),
                    old=old.display, new=new.display, old_version=old.max_version,
                    new_version=new.max_version, warnings=(*old.warnings, *new.warnings))
     return replace(report, evidence=evidence_lines(
@@ -195,6 +197,8 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
         inapplicable_header_exemption=profile.inapplicable_header_exemption,
         retired_api_exemption=profile.retired_api_exemption,
         experimental_header=profile.experimental_header,
+        corrections=not (request.count_corrections if request.count_corrections is not None
+                         else service.count_corrections),
     )
 
 

@@ -49,6 +49,7 @@ class HistoryRequest:
     config: str | None = None
     profile: str | None = None
     catch_up: bool | None = None
+    count_corrections: bool | None = None
     disabled: tuple[str, ...] = ()
 
 
@@ -81,7 +82,8 @@ def _row(repo: Repo, commit: str, parent: str, date: str, subject: str, release:
          request: HistoryRequest) -> HistoryRow:
     check = CheckRequest(from_ref=parent, to_ref=commit, validate=request.validate,
                          config=request.config, profile=request.profile,
-                         catch_up=request.catch_up, disabled=request.disabled)
+                         catch_up=request.catch_up, disabled=request.disabled,
+                         count_corrections=request.count_corrections)
     old, new = Revision(repo, parent, parent[:12]), Revision(repo, commit, commit[:12])
     try:
         with cached():  # one commit at a time: the cache stays small

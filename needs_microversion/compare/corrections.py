@@ -3,10 +3,11 @@
 Some documents contradict themselves, and the new one resolves the contradiction; some
 changes move only what a loader inferred. Either way the change describes the API as it
 always was. Each finder here reads a change beside the other changes or the other
-operations of the two documents, and attaches the `Evidence` that
-rule catch-up judges (api-ref trees; off for OpenAPI documents, which are generated from the
-code). Changes that sit behind a new microversion are left alone: they are the new
-microversion's content, not a correction.
+operations of the two documents, and attaches the `Evidence` that rule catch-up judges
+(api-ref trees; off for OpenAPI documents, which are generated from the code), or that rule
+correction judges (`rewrites.py`: one element written differently in place). Changes that sit
+behind a new microversion are left alone: they are the new microversion's content, not a
+correction.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import ADDED_OR_REMOVED, BODY_AREAS, Change, Evidence
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
@@ -27,6 +29,7 @@ _BODILESS = ("GET", "HEAD", "DELETE")  # methods whose requests carry no body
 def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
     changes = list(changes)
     moved = nesting_reread(changes)
+    paired = rewrites([c for c in changes if id(c) not in moved], old, new)
     urls: _Urls | None = None
     out = []
     for change in changes:
@@ -35,7 +38,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
             if evidence is None and change.area == "operation":
                 urls = urls or _Urls(old, new)
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
-            evidence = evidence or envelope_of_list(change, old, new)
+            evidence = evidence or envelope_of_list(change, old, new) or paired.get(id(change))
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)

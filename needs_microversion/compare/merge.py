@@ -73,5 +73,5 @@ def without_told_announcements(changes: Iterable[Change]) -> list[Change]:
 
 
 def gate(change: Change, version: Version) -> Change:
-    return replace(change, gated=version)
+    return replace(change, gated=version, seen_at=version)
 

@@ -8,6 +8,7 @@ maximum is gated at the version where it first appears.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 from needs_microversion.compare.merge import across_media_types, gate, one_per_element
@@ -49,7 +50,9 @@ class Comparer:
             below, above = self.samples.at(old_op, new_op)
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
-                    seen.setdefault(change.identity, change)
+                    if change.identity not in seen:
+                        seen[change.identity] = replace(change, seen_at=version,
+                                                        everywhere=version == below[0])
             for version in above:
                 # Above the old max, compare with what the old document says there too: it
                 # normally repeats its max, and a document ahead of itself is no change.

@@ -46,6 +46,21 @@ class Child(NamedTuple):
     new: RawSchema | None
 
 
+def _reshaped(sa: Schema, sb: Schema) -> Child | None:
+    """An object corrected to an array of such objects (or back): the type change is the
+    difference, and the object is compared with the array's items at the same pointer, so
+    its members are not all removed and added again (manila's `group_snapshot_members`)."""
+    plain_a = (sa.types or frozenset()) - {"null"}
+    plain_b = (sb.types or frozenset()) - {"null"}
+    if plain_a == {"object"} and plain_b == {"array"} and sa.properties \
+            and sb.items is not None:
+        return Child("", sa.location, sb.items)
+    if plain_a == {"array"} and plain_b == {"object"} and sb.properties \
+            and sa.items is not None:
+        return Child("", sa.items, sb.location)
+    return None
+
+
 class PairDiff:
     """The own differences of schema pairs, and the pairs below them."""
 
@@ -81,6 +96,10 @@ class PairDiff:
                 old, new = _load(sa.constraints.get(keyword)), _load(sb.constraints.get(keyword))
                 yield Rel("", "changed", "constraint", keyword, old, new,
                           delta=_structured_delta(old, new), **at)
+        reshaped = _reshaped(sa, sb)
+        if reshaped is not None:  # one type change; the members compared as they stand
+            yield reshaped
+            return
         yield from self._diff_properties(sa, sb, va, vb, direction, at)
         if sa.items is not None or sb.items is not None:
             yield Child("/*", sa.items, sb.items)

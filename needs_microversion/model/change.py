@@ -81,6 +81,8 @@ class Change:
     since: Version | None = None
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
     evidence: Evidence | None = None  # what shows the document is only corrected
+    seen_at: Version | None = None  # the lowest microversion the difference is seen at
+    everywhere: bool = False  # seen from the API's first version: at every version
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:

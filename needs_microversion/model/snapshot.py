@@ -87,6 +87,7 @@ class Parameter:
     location: Location
     inferred: bool = False
     description: str = ""  # documentation: read only for microversions it announces
+    summary: str = ""  # its title: tells an operation rewritten in place (documentation)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Operation:
     security: frozenset[str]  # canonical alternatives (empty: none required)
     location: Location
     description: str = ""  # documentation: read only for microversions it announces
+    summary: str = ""  # its title: tells an operation rewritten in place (documentation)
 
     @property
     def display(self) -> str:

@@ -44,6 +44,7 @@ class Finding:
     change: Change
     message: str
     acknowledged: str | None = None  # the reason of a configured acknowledgement
+    review: bool = False  # no microversion, if the code agrees: a reviewer should look
 
 
 @dataclass(frozen=True)

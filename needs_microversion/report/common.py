@@ -39,7 +39,8 @@ def severity(report: Report, finding: Finding) -> str:
     if finding.verdict == REQUIRED:
         failing = not finding.acknowledged and not report.provided(finding)
         return ERROR if failing else WARNING
-    return WARNING if finding.verdict == BUG_FIX or finding.acknowledged else NOTE
+    return WARNING if finding.verdict == BUG_FIX or finding.acknowledged or finding.review \
+        else NOTE
 
 
 def gating(report: Report) -> tuple[str, str]:

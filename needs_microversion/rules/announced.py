@@ -42,7 +42,7 @@ class Announced(Rule):
     """
 
     id = "announced"
-    order = 4
+    order = 5
     question = "Does the prose announce a behaviour change at a new microversion?"
     finding_ids = ("microversion-announced", "maximum-raised", "version-not-served")
 

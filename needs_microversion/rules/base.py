@@ -33,6 +33,9 @@ class Options:
     experimental_operations: frozenset[OpKey] = frozenset()
     # Whether the change touches the API's code (repository evidence; None: not known).
     code_changed: bool | None = None
+    corrections: bool = True  # see rule correction; --count-corrections turns it off
+    # Whether either document writes microversions (set per comparison).
+    gated_documents: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,19 +44,20 @@ class Context:
     # Operations where a documented 500/503 went away: their new 4xx codes are the fix.
     fixed_server_errors: frozenset[OpKey] = field(default=frozenset())
     old_max: Version | None = None
+    new_max: Version | None = None
     # Elements whose new entry starts at an already released microversion -> that version.
     documented_late: Mapping[tuple[Any, ...], Version] = field(default_factory=dict)
 
     @classmethod
     def build(cls, options: Options, changes: Iterable[Change],
-              old_max: Version | None = None) -> Context:
+              old_max: Version | None = None, new_max: Version | None = None) -> Context:
         changes = tuple(changes)
         fixed = frozenset(c.op_key for c in changes if c.area == "status-code"
                           and c.kind == "removed" and c.status in ("500", "503"))
         late = {element(c): c.since for c in changes
                 if c.since is not None and c.gated is None and old_max is not None
                 and FLOOR < c.since <= old_max}
-        return cls(options, fixed, old_max, late)
+        return cls(options, fixed, old_max, new_max, late)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""
@@ -68,6 +72,7 @@ class Rule:
     order: ClassVar[int]
     question: ClassVar[str]
     finding_ids: ClassVar[tuple[str, ...]]
+    review: ClassVar[bool] = False  # its findings ask a reviewer to check the code
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         """Return a Finding when this question answers for the change, else None."""
@@ -76,7 +81,8 @@ class Rule:
     def finding(self, finding_id: str, verdict: Verdict, change: Change, message: str
                 ) -> Finding:
         assert finding_id in self.finding_ids, finding_id
-        return Finding(finding_id, self.id, self.question, verdict, change, message)
+        return Finding(finding_id, self.id, self.question, verdict, change, message,
+                       review=self.review)
 
 
 class OverrideRule(Rule):

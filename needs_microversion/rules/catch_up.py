@@ -54,7 +54,7 @@ class CatchUp(Rule):
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
-        if change.evidence is not None:
+        if change.evidence is not None and change.evidence.finding in self.finding_ids:
             return self.finding(change.evidence.finding, NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.evidence.text}")
         # Gaining a list restricts the values: "removed", with no list before (values added

@@ -38,7 +38,7 @@ class DocumentationOnly(OverrideRule):
     """
 
     id = "documentation-only"
-    order = 14
+    order = 15
     question = "Does the change leave the API's code untouched?"
     finding_ids = ("documentation-only",)
 

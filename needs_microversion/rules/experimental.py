@@ -34,7 +34,7 @@ class Experimental(OverrideRule):
     """
 
     id = "experimental"
-    order = 13
+    order = 14
     question = "Is the changed API experimental?"
     finding_ids = ("experimental-api",)
 

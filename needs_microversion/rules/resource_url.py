@@ -28,7 +28,7 @@ class ResourceUrl(Rule):
     """
 
     id = "resource-url"
-    order = 8
+    order = 9
     question = "Did we add or remove a resource url?"
     finding_ids = ("operation-added", "operation-removed", "path-parameter-changed")
 

@@ -35,7 +35,7 @@ class StatusCode(Rule):
     """
 
     id = "status-code"
-    order = 5
+    order = 6
     question = "Are we changing what status code is returned?"
     finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt",
                    "api-retired")

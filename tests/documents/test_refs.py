@@ -220,7 +220,8 @@ def test_a_referenced_file_counts_with_its_microversions_and_lines(tmp_path: Pat
     """Without the referenced file's bounds the comparison sampled only 2.0, where the
     property (from 2.1) exists in neither document, and saw no change."""
     old, new = _split_api(tmp_path / "old", 255), _split_api(tmp_path / "new", 100)
-    code, out, _ = run_cli("diff", str(old), str(new), "--no-validate", "--format", "json")
+    code, out, _ = run_cli("diff", str(old), str(new), "--no-validate", "--format", "json",
+                           "--count-corrections")  # an ungated change is judged as such
     changes = json.loads(out)["changes"]
     assert code == 1 and [c["id"] for c in changes] == ["attribute-changed"]
     assert changes[0]["location"].endswith("new/sub/s.yaml:4")

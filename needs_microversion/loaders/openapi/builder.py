@@ -196,7 +196,8 @@ class SnapshotBuilder:
             return Operation(key=OpKey(method.upper(), shape, act), path=path, versions=rng,
                              parameters=plain, request_content=body, request_required=required,
                              responses=responses, security=auth, location=location,
-                             description=_text(raw_op.get("summary"), raw_op.get("description")))
+                             description=_text(raw_op.get("summary"), raw_op.get("description")),
+                             summary=_text(raw_op.get("summary")))
 
         actions = list(self.split_actions(content))
         if not actions:

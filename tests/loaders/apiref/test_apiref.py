@@ -502,7 +502,8 @@ def test_a_version_folder_removed_keeps_the_others_paths(tmp_path: Path, run_cli
     shutil.rmtree(new / "v2")
     index = new / "index.rst"
     index.write_text(index.read_text().replace("    v2/index\n", ""))
-    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json")
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json",
+                           "--count-corrections")
     changes = json.loads(out)["changes"]
     assert code == 1 and changes
     assert {c["id"] for c in changes} == {"operation-removed"}

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from needs_microversion.model.change import (
+    BODY_AREAS, HEADER_AREAS, Area, Change, describe)
+from needs_microversion.model.verdict import NOT_REQUIRED, Finding
+from needs_microversion.rules.base import Context, Rule
+
+# What an existing element can be corrected in: not its allowed values (values added are an
+# addition, like any other), not prose.
+_CORRECTED_ASPECTS = frozenset({"type", "nullable", "required", "constraint", "composition",
+                                "serialization"})
+_ELEMENT_AREAS: tuple[Area, ...] = (*BODY_AREAS, *HEADER_AREAS, "path-parameter",
+                                    "query-parameter", "cookie-parameter")
+_REMOVABLE: tuple[Area, ...] = (*_ELEMENT_AREAS, "operation", "status-code",
+                                "request-media-type", "response-media-type")
+
+
+class Correction(Rule):
+    """Does the new document correct what it said the API always did?
+
+    What it checks
+        Changes visible at every microversion (gated on none) to what the document already
+        described, in a document that gates its changes by microversion: an attribute's,
+        parameter's or header's type, required flag, nullability or constraints
+        (`corrected`); an error code dropped (`error-code-dropped`); an element, operation or
+        status code the old document had at every version, removed from every version
+        (`removed-at-every-version`); a success code
+        swapped for another (`success-code-swapped`); a parameter moved to another place,
+        `in: path` to `in: query` (`moved-location`); a URL, method or name rewritten in
+        place: the same section, the same kind of element (`rewritten-in-place`).
+
+    Why it needs no microversion
+        A microversion changes the contract from a version on; a change at every version says
+        "it was always so", which no microversion can express. In a document that writes its
+        microversions, such a change corrects the document: the API did not change (nova
+        renaming `host_numa_node` to what the code returned, manila's 202 that was always a
+        200). The finding stays visible (a warning in SARIF): a reviewer checks that the code
+        already behaves this way, because a document that was right and is made wrong looks
+        the same.
+
+    Example
+        manila's share network create: `Normal response codes: 202` becomes `200`, with no
+        microversion: `success-code-swapped` twice, not `status-code-added` and
+        `status-code-removed`.
+
+    No microversion needed when
+        Always, for these findings. Not corrections: additions (a new attribute, parameter,
+        operation, status code or allowed value visible at every version is the classic
+        forgotten microversion), changes of allowed values, changes gated on a new
+        microversion, removing what a microversion added (its `min_version` said when it came),
+        and any change of a document that writes no microversion at all (every change of it
+        counts).
+
+    Options
+        `--count-corrections` (configuration `count-corrections: true`) counts them as
+        contract changes; the other rules then judge them.
+    """
+
+    id = "correction"
+    order = 4
+    question = "Does the new document correct what it said the API always did?"
+    finding_ids = ("corrected", "error-code-dropped", "removed-at-every-version",
+                   "success-code-swapped", "moved-location", "rewritten-in-place")
+    review = True
+
+    def evaluate(self, change: Change, context: Context) -> Finding | None:
+        options = context.options
+        if not options.corrections or not options.gated_documents or change.gated is not None:
+            return None
+        if context.new_max is not None and change.seen_at is not None \
+                and change.seen_at > context.new_max:
+            return None  # versions the new document no longer describes: taken back, not fixed
+        found = self._kind(change)
+        if found is None:
+            return None
+        finding_id, reason = found
+        return self.finding(finding_id, NOT_REQUIRED, change,
+                            f"correction: {describe(change)}: {reason}; check that the code "
+                            "already behaves this way")
+
+    def _kind(self, change: Change) -> tuple[str, str] | None:
+        evidence = change.evidence
+        if evidence is not None:
+            return (evidence.finding, evidence.text) if evidence.finding in self.finding_ids \
+                else None
+        if change.kind == "changed" and change.area in _ELEMENT_AREAS \
+                and set(change.aspect.split("+")) <= _CORRECTED_ASPECTS:
+            return "corrected", "changed at every microversion, as if it had always been so"
+        if change.kind != "removed" or change.area not in _REMOVABLE or not change.everywhere:
+            return None  # removing what a microversion added takes that microversion back
+        if change.area == "status-code" and (change.status or "").startswith(("4", "5")):
+            return "error-code-dropped", "no longer listed at any microversion"
+        return "removed-at-every-version", "gone from every microversion, as if it had " \
+            "never been there"
