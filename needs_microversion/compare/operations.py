@@ -21,7 +21,8 @@ from needs_microversion.model.extensions import LOCATION_KEY
 from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Parameter, Response, Snapshot)
-from needs_microversion.model.versions import Version, VersionRange, mentioned_versions
+from needs_microversion.model.versions import (
+    Version, VersionRange, mentioned_versions, parse_version)
 
 PARAM_AREAS: dict[str, Area] = {"path": "path-parameter", "query": "query-parameter",
                                 "header": "request-header", "cookie": "cookie-parameter"}
@@ -59,7 +60,22 @@ class Comparer:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity not in seen:
                         seen[change.identity] = gate(change, version)
-        return one_per_element(across_media_types(seen.values()))
+        return one_per_element(across_media_types(self.announced_start(c) for c in seen.values()))
+
+    def announced_start(self, change: Change) -> Change:
+        """An operation added at every version whose documentation names a microversion
+        above the old maximum ("Starting with API version 1.28 attaching VIFs ... is done
+        via ..." above ironic's VIF operations; a caption "(2.100)") starts there: it is
+        gated at the first such version, inferred."""
+        old_max = self.old.max_version
+        if change.area != "operation" or change.kind != "added" or change.gated is not None \
+                or old_max is None:
+            return change
+        op = self.new.operations.get(change.op_key)
+        named = sorted(v for v in mentioned_versions(op.description, old_max.major)
+                       if v > old_max) if op is not None else []
+        return replace(change, gated=named[0], seen_at=named[0], everywhere=False,
+                       inferred=True) if named else change
 
     def unchanged(self, key: OpKey) -> bool:
         """Raw-equal operations whose `$ref` targets are equal too need no walk."""
@@ -143,8 +159,9 @@ class Comparer:
         old_max = self.old.max_version
         if old_max is None or old_text == new_text:
             return []
-        versions = sorted(v for v in mentioned_versions(new_text) - mentioned_versions(old_text)
-                          if v > old_max)
+        major = old_max.major  # "TLS version 1.2" is no microversion of a 2.x API
+        versions = sorted(v for v in mentioned_versions(new_text, major)
+                          - mentioned_versions(old_text, major) if v > old_max)
         return [op.change(area, "changed", "announcement", pointer=pointer, status=status,
                           detail=str(versions[0]), old=None, new=str(versions[0]),
                           old_location=old_at, new_location=new_at, gated=versions[0],
@@ -228,7 +245,10 @@ class _OpContext:
                            old_location=self.place(rel.old_at, self.comparer.old, owners[0]),
                            new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
-                           since=rel.since, delta=rel.delta, evidence=rel.evidence)
+                           since=rel.since, delta=rel.delta, evidence=rel.evidence,
+                           # prose announcing a microversion is gated on it, wherever seen
+                           gated=parse_version(rel.new) if rel.aspect == "announcement"
+                           else None)
 
 
 

@@ -74,8 +74,9 @@ class PairDiff:
         at: dict[str, Any] = {"old_at": sa.location, "new_at": sb.location,
                               "inferred": sa.inferred or sb.inferred}
         if self.old_max is not None:
-            announced = sorted(v for v in mentioned_versions(_description(sb))
-                               - mentioned_versions(_description(sa))
+            major = self.old_max.major
+            announced = sorted(v for v in mentioned_versions(_description(sb), major)
+                               - mentioned_versions(_description(sa), major)
                                if v > self.old_max)
             if announced:
                 yield Rel("", "changed", "announcement", str(announced[0]), None,

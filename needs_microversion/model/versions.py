@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 _VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\s*$")
 
@@ -84,42 +83,40 @@ class VersionRange:
 ALL = VersionRange()
 
 
-# How prose names a microversion. Two readers use this today, and they read differently:
-#   "announcement" (compare: a description that starts naming a new microversion) finds
-#       "microversion 2.31", "microversions 1.25 - 1.32" (the first), and "version X.Y" only
-#       after new/added/introduced/available/changed + in/since/from: "new in version 2.37";
-#   "availability" (the api-ref loader, inside whole-sentence patterns that say when an
-#       element appeared) reads "version 2.26", "microversion 2.26", "API microversion
-#       v1.20", "the 3.27 microversion" (the version before the word too), any word before.
-# Both put the version in the group named `a` or `b`. A later change may unify them.
-MentionForm = Literal["announcement", "availability"]
-_MENTIONS: dict[MentionForm, str] = {
-    "announcement": (
-        r"micro-?versions?\s+v?(?P<a>\d+\.\d+)"
-        r"|(?:new|added|introduced|available|changed)\s+(?:in|since|from)\s+"
-        r"(?:micro-?)?version\s+v?(?P<b>\d+\.\d+)"),
-    "availability": (
-        r"(?:(?:the\s+)?(?:API\s+)?(?:micro-?)?version\s+v?(?P<a>\d+\.\d+)"
-        r"|(?:the\s+)?v?(?P<b>\d+\.\d+)\s+(?:API\s+)?micro-?version)"),
-}
+# How prose names a microversion, one pattern for every reader (compare's announcements,
+# the api-ref availability sentences, release notes): "microversion 2.31", "microversions
+# 1.25 - 1.32" (the first), "the 2.31 microversion", "API version 3.66", "version 2.42",
+# "API microversion v1.20", "since 1.37". The version is in group `a`, `b` or `c`.
+_MENTION = (r"(?:(?:the\s+)?(?:API\s+)?(?:micro-?)?versions?\s+v?(?P<a>\d{1,4}\.\d{1,4})"
+            r"|(?:the\s+)?v?(?P<b>\d{1,4}\.\d{1,4})\s+(?:API\s+)?micro-?versions?"
+            r"|\bsince\s+v?(?P<c>\d{1,4}\.\d{1,4}))(?![\d.]*\d)")
+_MENTIONED = re.compile(_MENTION, re.IGNORECASE)
+# RST inline markup around words: ``literal``, **strong**, *emphasis*, `interpreted`.
+_MARKUP = re.compile(r"``|\*\*|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
-def version_mention(form: MentionForm = "announcement") -> str:
+def version_mention() -> str:
     """The pattern (to compile case-insensitively, or to embed in a larger one) of a
-    microversion named in prose; the version is in group `a` or `b`."""
-    return _MENTIONS[form]
+    microversion named in prose; the version is in group `a`, `b` or `c` (`mention_of`)."""
+    return _MENTION
 
 
-@lru_cache(maxsize=2)
-def _mention(form: MentionForm) -> re.Pattern[str]:
-    return re.compile(version_mention(form), re.IGNORECASE)
+def mention_of(match: re.Match[str]) -> str:
+    """The version text a match of `version_mention` found."""
+    return match.group("a") or match.group("b") or match.group("c")
 
 
-def mentioned_versions(text: str, form: MentionForm = "announcement") -> frozenset[Version]:
-    """Microversions a description names: prose only, so findings built on it are inferred."""
+def plain(text: str) -> str:
+    """Prose without RST inline markup: "since ``1.37``" reads "since 1.37"."""
+    return _MARKUP.sub("", text)
+
+
+def mentioned_versions(text: str, major: int | None = None) -> frozenset[Version]:
+    """Microversions prose names (of one major version when given): prose only, so findings
+    built on it are inferred."""
     found = set()
-    for match in _mention(form).finditer(text):
-        version = parse_version(match.group("a") or match.group("b"))
-        if version is not None:
+    for match in _MENTIONED.finditer(plain(text)):
+        version = parse_version(mention_of(match))
+        if version is not None and (major is None or version.major == major):
             found.add(version)
     return frozenset(found)

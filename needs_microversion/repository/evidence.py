@@ -88,13 +88,13 @@ def gather(old: Revision, new: Revision, layout: Layout,
     notes = tuple(path for path in changed_paths or ()
                   if layout.release_notes and path.startswith(layout.release_notes + "/")
                   and path.endswith((".yaml", ".yml")))
+    known = new_file or old_file
+    major = known.max_version.major if known else None  # another major is another API
     named: set[Version] = set()
     for path in notes:
         text = new.text(path)
         if text is not None:
-            named |= mentioned_versions(text)
-    known = new_file or old_file
-    major = known.max_version.major if known else None  # another major is another API
+            named |= mentioned_versions(text, major)
     return Evidence(
         layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),

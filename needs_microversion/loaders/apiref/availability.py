@@ -35,10 +35,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from needs_microversion.model.versions import Version, VersionRange, parse_version, version_mention
+from needs_microversion.model.versions import (
+    Version, VersionRange, mention_of, parse_version, version_mention)
 
 # "version 2.26", "microversion 2.26", "API microversion v1.20", "the 3.27 microversion".
-_VERSION = version_mention("availability")
+_VERSION = version_mention()
 # "available" is misspelt "availiable" in placement's api-ref.
 _SINCE = (r"(?:(?:new|added|introduced)\s+(?:in|since|with)"
           r"|(?:availi?able|supported)\s+(?:starting\s+(?:in|with|from)|since|from|as\s+of)"
@@ -84,7 +85,7 @@ def parameter_range(description: str) -> VersionRange | None:
             for pattern, found in ((_PARAMETER_SINCE, since), (_PARAMETER_UNTIL, until)):
                 match = pattern.match(sentence)
                 if match:
-                    _add(found, match.group("a") or match.group("b"))
+                    _add(found, mention_of(match))
     if len(since) > 1 or len(until) > 1 or not (since or until):
         return None
     return VersionRange(next(iter(since), None), next(iter(until), None))
@@ -101,7 +102,7 @@ def operation_since(text: str) -> Version | None:
         for sentence in _sentences(paragraph):
             match = _OPERATION_SINCE.match(sentence)
             if match:
-                _add(found, match.group("a") or match.group("b"))
+                _add(found, mention_of(match))
     return next(iter(found)) if len(found) == 1 else None
 
 

@@ -128,6 +128,22 @@ _ADDED_WORDS = re.compile(r"\b(introduc\w*|add\w*|new|support\w* for)\b", re.IGN
 _OPERATION_WORDS = re.compile(r"\bintroduc\w*|\bAPIs?\b|\bendpoints?\b", re.IGNORECASE)
 
 
+# A caption's version: "**Example Show Server Details (2.100)**", "Response Example (v3.65)",
+# "(1.28 - 1.36)" (the first); an example file's: "v2.28/server-get-resp.json",
+# "allocations-1.28.json".
+_CAPTION_VERSION = re.compile(r"\(\s*v?(\d{1,4}\.\d{1,4})(?:\s*-\s*(?:v?\d{1,4}\.\d{1,4})?)?\s*\)")
+_PATH_VERSION = re.compile(r"(?:^|[/_-])v?(\d{1,4}\.\d{1,4})(?=/|\.json|\.yaml|\.txt)")
+
+
+def caption_versions(text: str) -> str:
+    """A caption, note or example file name, with the versions it names spelt as prose
+    ("microversion 2.100") so announcements read them like any other mention."""
+    found = [*_PATH_VERSION.findall(text)]
+    if "example" in text.lower() or text.lstrip().startswith("**"):
+        found += _CAPTION_VERSION.findall(text)
+    return " ".join([text, *(f"(microversion {version})" for version in found)])
+
+
 def announces_operation(text: str) -> bool:
     """A `versionadded` without field names that dates the operation itself: no text
     (manila) or "Allocation API was introduced." (ironic), not "Added support for ..."."""

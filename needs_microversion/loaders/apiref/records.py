@@ -64,3 +64,4 @@ class Section:
     examples: tuple[Example, ...]
     action_hint: str | None = None  # "Specify the ``name`` action" in the section's prose
     description: str = ""  # the section's prose before its first table or subsection
+    asides: str = ""  # where else it names versions: group introductions, notes, captions

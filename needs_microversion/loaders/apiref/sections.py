@@ -77,6 +77,10 @@ class _Open:
     action_hint: str | None = None
     intro: bool = True  # before the first subsection, bold Request/Response or table
     prose: list[str] = field(default_factory=list)
+    # Where else the section names versions: its groups' introductions, notes and captions
+    # after the intro, example files (`v2.28/...-resp.json`). Documentation, read only for
+    # the microversions it announces.
+    asides: list[str] = field(default_factory=list)
 
 
 def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
@@ -95,6 +99,9 @@ class _FileReader:
         self.open: _Open | None = None
         self.done: list[Section] = []
         self.pending: list[str] = []  # prose since the last title, before any rest_method
+        # title level -> the prose of that section before its first subsection: the
+        # introduction of a group of operations (or of the whole file)
+        self.intros: dict[int, list[str]] = {}
         self.quoted_until = 0  # the last line of an admonition whose text was taken whole
 
     def where(self, line: int) -> str:
@@ -128,8 +135,11 @@ class _FileReader:
             self.close()
         if self.open is not None:
             self.open.intro = False  # a subsection ("Request"): the description is over
+        elif self.pending and self.stack:  # a group's introduction, before its operations
+            self.intros[self.stack[-1].level] = self.pending
         self.pending = []
         self.stack = [t for t in self.stack if t.level < title.level] + [title]
+        self.intros = {k: v for k, v in self.intros.items() if k < title.level}
         self.section_min = {k: v for k, v in self.section_min.items() if k < title.level}
         self.bold = None
         if self.open is not None:
@@ -186,7 +196,9 @@ class _FileReader:
         self.open = _Open(method=method, url=url.split()[0] if url.split() else url,
                           title=title.text, level=title.level, location=where,
                           versions=versions, inferred=inferred, explicit_min=explicit_min,
-                          prose=self.pending)
+                          prose=self.pending,
+                          asides=[text for level, texts in sorted(self.intros.items())
+                                  if level < title.level for text in texts])
         self.pending = []
 
     def title_range(self) -> tuple[VersionRange, bool]:
@@ -237,7 +249,8 @@ class _FileReader:
             inferred_versions=current.inferred,
             deprecated=bool(_DEPRECATED.search(current.title)), tables=tuple(tables),
             codes=tuple(current.codes), examples=tuple(current.examples),
-            action_hint=current.action_hint, description="\n\n".join(current.prose)))
+            action_hint=current.action_hint, description="\n\n".join(current.prose),
+            asides="\n\n".join(current.asides)))
 
     def rest_parameters(self, block: Directive) -> None:
         current = self.open
@@ -321,6 +334,7 @@ class _FileReader:
         if path is None:
             self.ctx.outside.append(where)  # summarised once: nova points at ../../doc
             return
+        current.asides.append(prose.caption_versions(name))
         selection = Selection.from_options(directive_options(block.body))
         data = self.ctx.example(path, where, selection)
         if data is None:
@@ -413,6 +427,8 @@ class _FileReader:
             self.pending.append(text)
         elif self.open.intro:
             self.open.prose.append(text)
+        else:  # a note or caption further down: it may still name a microversion
+            self.open.asides.append(prose.caption_versions(text))
 
     def describe_directive(self, block: Directive) -> None:
         if block.line <= self.quoted_until:

@@ -21,7 +21,7 @@ from needs_microversion.loaders.apiref.body import (
     BodyBuilder, Schema, json_type, range_of, row_schema, version_ext)
 from needs_microversion.loaders.apiref.records import Code, Row, Section, Table
 from needs_microversion.model.extensions import (
-    EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAJORS_KEY, OPENSTACK_KEY)
+    ASIDES_KEY, EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAJORS_KEY, OPENSTACK_KEY)
 from needs_microversion.model.versions import ALL, VersionRange
 
 _METHODS = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")
@@ -151,6 +151,9 @@ def _operation(group: _Group, warn: Warn) -> dict[str, Any]:
                                              if s.description))
     if description:
         op["description"] = description
+    asides = "\n\n".join(dict.fromkeys(s.asides for s in group.sections if s.asides))
+    if asides:
+        op[ASIDES_KEY] = asides
     versions = _hull(s.versions for s in group.sections)
     if version_ext(versions):
         op[OPENSTACK_KEY] = version_ext(versions)

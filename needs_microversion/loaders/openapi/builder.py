@@ -19,7 +19,8 @@ from needs_microversion.loaders.openapi.normalise import SchemaTable
 from needs_microversion.loaders.openapi.version_warnings import openstack_nodes, version_warnings
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
-    ACTION_NAME_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY, is_container, openstack_range)
+    ACTION_NAME_KEY, ASIDES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY, is_container,
+    openstack_range)
 from needs_microversion.model.schema import RawSchema, canonical
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, Response, Snapshot, path_shape, placeholders)
@@ -196,7 +197,8 @@ class SnapshotBuilder:
             return Operation(key=OpKey(method.upper(), shape, act), path=path, versions=rng,
                              parameters=plain, request_content=body, request_required=required,
                              responses=responses, security=auth, location=location,
-                             description=_text(raw_op.get("summary"), raw_op.get("description")),
+                             description=_text(raw_op.get("summary"), raw_op.get("description"),
+                                               raw_op.get(ASIDES_KEY)),
                              summary=_text(raw_op.get("summary")))
 
         actions = list(self.split_actions(content))
