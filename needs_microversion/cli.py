@@ -96,7 +96,7 @@ def diff(
     count_corrections: CountCorrections = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart."""
-    from needs_microversion.commands.diff import DiffRequest, run_diff
+    from needs_microversion.commands.diff import DiffRequest, run_diffs
     from needs_microversion.report import render
 
     request = DiffRequest(old=old, new=new, fmt=fmt, explain=explain, strict=strict,
@@ -106,8 +106,14 @@ def diff(
                           old_version=old_version, new_version=new_version, config=config,
                           profile=profile, catch_up=catch_up,
                           count_corrections=count_corrections)
-    report = run_diff(request)
-    return _emit(render(report, fmt, explain=explain), list(report.warnings), report.exit_code)
+    reports = run_diffs(request)
+    if len(reports) == 1 and reports[0][0] is None:  # two documents: one report
+        report = reports[0][1]
+        return _emit(render(report, fmt, explain=explain), list(report.warnings),
+                     report.exit_code)
+    warnings = [w for _, report in reports for w in report.warnings]
+    return _emit(render(reports, fmt, explain=explain), warnings,
+                 max(report.exit_code for _, report in reports))
 
 
 @app.command()

@@ -82,14 +82,18 @@ def make_repo(path: Path, files: dict[str, str], *, branch: str = "main") -> Pat
     return path
 
 
-def write(repo: Path, files: dict[str, str]) -> None:
+def write(repo: Path, files: dict[str, str | None]) -> None:
+    """Write each file; None removes it."""
     for name, text in files.items():
         target = repo / name
+        if text is None:
+            target.unlink()
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
 
 
-def commit(repo: Path, files: dict[str, str], message: str) -> str:
+def commit(repo: Path, files: dict[str, str | None], message: str) -> str:
     write(repo, files)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", message)

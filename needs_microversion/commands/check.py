@@ -123,7 +123,7 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         if not targets:  # pre-commit on a commit that touches no API document
             return CheckResult(warnings=warnings)
     # The comparison machinery is imported only when there is something to compare.
-    from needs_microversion.commands.diff import DiffRequest, run_diff
+    from needs_microversion.commands.diff import DiffRequest, run_diffs
 
     documents: list[tuple[str, Report]] = []
     evidence: dict[str, Evidence] = {}  # by service: its settings may name the version file
@@ -157,9 +157,10 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                            free_form=request.free_form, disabled=request.disabled,
                            catch_up=request.catch_up,
                            count_corrections=request.count_corrections)
-        report = run_diff(diff)
-        warnings.extend(report.warnings)
-        documents.append((target.service.name, report))
+        for key, report in run_diffs(diff):
+            warnings.extend(report.warnings)
+            documents.append((f"{target.service.name} {key}" if key else target.service.name,
+                              report))
     return CheckResult(documents, warnings)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from needs_microversion.bookkeeping import bookkeeping
@@ -15,6 +16,8 @@ from needs_microversion.config import (
 from needs_microversion.errors import InputError
 from needs_microversion.judge import judge
 from needs_microversion.load import load_pair
+from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
+from needs_microversion.loaders.openapi.folders import pair as spec_pairs
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, parse_version
@@ -55,6 +58,49 @@ class DiffRequest:
     # What the repository says (check, history): version file, release, history, files.
     evidence: Evidence | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
+
+
+def run_diffs(request: DiffRequest) -> list[tuple[str | None, Report]]:
+    """The report of the comparison; for two folders of OpenAPI documents (openstack-openapi's
+    `specs/`), one report per pair of documents, labelled with the pair's key, and a warning
+    for a document on one side only."""
+    old_names, new_names = _folder_names(request.old), _folder_names(request.new)
+    if old_names is None or new_names is None or not (
+            is_spec_folder(old_names) and is_spec_folder(new_names)):
+        return [(None, run_diff(request))]
+    reports: list[tuple[str | None, Report]] = []
+    missing: list[str] = []
+    for pair in spec_pairs(old_names, new_names):
+        if pair.old is None or pair.new is None:
+            side, there = ("new", request.new) if pair.new else ("old", request.old)
+            missing.append(f"{_inside(there, pair.new or pair.old or '')}: {pair.key} is only "
+                           f"in the {side} folder; nothing to compare with")
+            continue
+        reports.append((pair.key, run_diff(replace(
+            request, old=_inside(request.old, pair.old), new=_inside(request.new, pair.new)))))
+    if not reports:
+        raise InputError("no OpenAPI document of one folder pairs with one of the other",
+                         request.new)
+    first, report = reports[0]
+    reports[0] = (first, replace(report, warnings=(*missing, *report.warnings)))
+    return reports
+
+
+def _folder_names(text: str) -> list[str] | None:
+    """The files of a folder given as a path or as REV:PATH; None for anything else."""
+    path = Path(text)
+    if path.is_dir():
+        return folder_files(path)
+    if ":" in text and not path.exists():
+        from needs_microversion.loaders.git import folder_listing  # git inputs only
+
+        return folder_listing(text)
+    return None
+
+
+def _inside(folder: str, name: str) -> str:
+    """A file of a folder given as a path or REV:PATH ("HEAD:specs" + "compute/v2.yaml")."""
+    return folder.rstrip("/") + "/" + name if name else folder
 
 
 def run_diff(request: DiffRequest) -> Report:

@@ -81,6 +81,29 @@ def checkout(text: str, cwd: Path | None = None) -> LocalCopy | None:
     the first colon is a commit (or empty: the index); otherwise an InputError says why the
     name is neither a file nor REV:PATH.
     """
+    found = _rev_path(text, cwd)
+    if found is None:
+        return None
+    repo, commit, path = found
+    return repo.copy(commit, path, text)
+
+
+def folder_listing(text: str, cwd: Path | None = None) -> list[str] | None:
+    """The files below REV:PATH when it names a folder, relative to it ("/"-separated);
+    None when `text` is not REV:PATH or names a file."""
+    found = _rev_path(text, cwd)
+    if found is None:
+        return None
+    repo, commit, path = found
+    if repo.entry(commit, path)[0] != "dir":
+        return None
+    prefix = f"{path}/" if path else ""
+    return sorted(item.path[len(prefix):] for item in repo.entries(commit, [path] if path
+                                                                   else []))
+
+
+def _rev_path(text: str, cwd: Path | None) -> tuple[Repo, str | None, str] | None:
+    """(repository, commit or None for the index, path from the top) of REV:PATH."""
     if not looks_like_rev_path(text):
         return None
     rev, _, path = text.partition(":")
@@ -93,7 +116,7 @@ def checkout(text: str, cwd: Path | None = None) -> LocalCopy | None:
                          f"at {repo.top}", text)
     if not path.strip():
         raise InputError("REV:PATH needs a path after the colon", text)
-    return repo.copy(commit, repo.path_in_repo(path, folder, text), text)
+    return repo, commit, repo.path_in_repo(path, folder, text)
 
 
 def snapshot_name(rev: str | None, path: str) -> str:
