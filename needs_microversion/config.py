@@ -189,7 +189,8 @@ def parse_config(text: str, name: str, root: Path, display: str, *,
 def service_for(config: Config, document: str) -> ServiceConfig | None:
     """The service whose `documents` name this document (a path, relative to the current
     folder or to the root), or None."""
-    candidates = {os.path.normpath(Path(document).resolve()),
+    # realpath, not Path.resolve: a symlink loop is a name here, never an error
+    candidates = {os.path.normpath(os.path.realpath(document)),
                   os.path.normpath(config.root / document)}
     for service in config.services:
         for entry in service.documents:

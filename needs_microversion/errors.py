@@ -12,6 +12,7 @@ class InputError(Exception):
     def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
         self.file = file
         self.line = line
+        self.reason = " ".join(message.split())  # without the file and line
         where = f"{file}:{line}: " if file and line else f"{file}: " if file else ""
         # One line only: the CLI prints this verbatim.
         super().__init__(where + " ".join(message.split()))

@@ -71,7 +71,12 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
 def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:
     from needs_microversion.loaders.apiref.reader import load_apiref
 
-    result = load_apiref(directory, display=display, keep_major=keep_major)
+    try:
+        result = load_apiref(directory, display=display, keep_major=keep_major)
+    except InputError as exc:  # named from the tree's folder: name it from where the user is
+        if exc.file is None or exc.file.startswith("/") or exc.file == display:
+            raise
+        raise InputError(exc.reason, posixpath.join(display, exc.file), exc.line) from None
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
     # The loader names files from the tree's folder; name them from where the user is.

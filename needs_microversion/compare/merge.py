@@ -52,7 +52,7 @@ def one_per_element(changes: Iterable[Change]) -> list[Change]:
             if len(group) > 1:
                 labels = [c.detail or c.aspect for c in group]
                 change = replace(change, aspect="+".join(sorted({c.aspect for c in group})),
-                                 detail=",".join(labels),
+                                 detail=",".join(labels), merged=tuple(labels),
                                  old={label: c.old for label, c in zip(labels, group, strict=True)},
                                  new={label: c.new for label, c in zip(labels, group, strict=True)},
                                  inferred=any(c.inferred for c in group),

@@ -83,6 +83,9 @@ class Change:
     evidence: Evidence | None = None  # what shows the document is only corrected
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
     everywhere: bool = False  # seen from the API's first version: at every version
+    # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
+    # them). A label may hold any character: a pattern `{1,255}` is one label.
+    merged: tuple[str, ...] = ()
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:
@@ -120,9 +123,9 @@ def describe(change: Change) -> str:
         value = change.new if change.kind == "added" else change.old
         detail = f" ({_short(value)})" if isinstance(value, dict) else ""
         return f"{text} {change.kind}{detail}"
-    if "," in change.detail:  # several ways at once (merged): one clause each
+    if change.merged:  # several ways at once: one clause each
         clauses = [f"{label} changed from {_short(change.old[label])} to "
-                   f"{_short(change.new[label])}" for label in change.detail.split(",")]
+                   f"{_short(change.new[label])}" for label in change.merged]
         return f"{text}: " + "; ".join(clauses)
     aspect = change.detail if change.aspect == "constraint" else change.aspect
     what = f"{text}: {aspect}" if aspect else text

@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\s*$")
+# Longer numbers are no microversion (and int() refuses thousands of digits).
+_VERSION = re.compile(r"^\s*v?(\d{1,9})\.(\d{1,9})\s*$")
 
 
 class Version(NamedTuple):

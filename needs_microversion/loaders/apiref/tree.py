@@ -10,12 +10,18 @@ ever read; such names are refused with a warning.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
+from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
+
+# Deeper than any real tree (nova: 2): a chain of includes this long is no documentation.
+MAX_INCLUDE_DEPTH = 100
+
 
 @lru_cache(maxsize=2048)
 def parse_cached(text: str) -> RstDoc:
@@ -98,7 +104,7 @@ def open_tree(source: Path) -> Tree:
             texts[path], docs[path] = text, parse_cached(text)
             includes[path] = list(_includes(tree, path, docs[path]))
             pending.extend(t for t in includes[path] if t not in docs)
-    order, base = _document_order(docs, includes)
+    order, base = _document_order(docs, includes, tree.rel)
     tree.files = [SourceFile(path, tree.rel(path), texts[path], docs[path], base[path])
                   for path in order]
     return tree
@@ -121,8 +127,8 @@ def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
     return found
 
 
-def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]]
-                    ) -> tuple[list[Path], dict[Path, Path]]:
+def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]],
+                    rel: Callable[[Path], str]) -> tuple[list[Path], dict[Path, Path]]:
     """Include order from each top-level document (index.rst first), then files nobody
     includes. Files included twice count once; each file's base folder is its including
     top-level document's folder."""
@@ -132,13 +138,19 @@ def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]]
     order: list[Path] = []
     base: dict[Path, Path] = {}
 
-    def visit(path: Path, top: Path) -> None:
-        if path in base or path not in docs:
-            return
-        base[path] = top.parent
-        order.append(path)
-        for target in includes.get(path, []):
-            visit(target, top)
+    def visit(start: Path, top: Path) -> None:
+        # Depth first, in include order, without recursion: a chain may be long.
+        pending = [(start, 0)]
+        while pending:
+            path, depth = pending.pop()
+            if path in base or path not in docs:
+                continue
+            if depth > MAX_INCLUDE_DEPTH:
+                raise InputError(f"includes nested more than {MAX_INCLUDE_DEPTH} deep",
+                                 rel(path))
+            base[path] = top.parent
+            order.append(path)
+            pending.extend((t, depth + 1) for t in reversed(includes.get(path, [])))
 
     for top in tops:
         visit(top, top)
