@@ -39,6 +39,8 @@ CASES: dict[str, Callable[[Path], str | bytes]] = {
     "deep-nesting-yaml": lambda _: OPENAPI_HEAD + "x: " + "[" * 100_000 + "]" * 100_000 + "\n",
     "python-tag": lambda _: OPENAPI_HEAD + "paths: !!python/object/apply:os.system ['echo hi']\n",
     "operation-not-a-mapping": lambda _: OPENAPI_HEAD + "paths:\n  /x:\n    get: 7\n",
+    "duplicate-key-yaml": lambda _: OPENAPI_HEAD + "paths: {}\npaths: {}\n",
+    "duplicate-key-json": lambda _: '{"openapi": "3.0.3", "paths": {},\n "paths": {}}',
 }
 
 
@@ -121,3 +123,23 @@ def test_invalid_spec_is_a_warning_unless_strict(tmp_path: Path, run_cli) -> Non
     assert code == 0 and err.startswith("warning: ") and f"{doc}:" in err
     code, _, err = run_cli("diff", str(doc), str(doc), "--strict")
     assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text, line", [
+    (OPENAPI_HEAD + "paths:\n  /x:\n    get: {}\n    get: {}\n", 6),
+    ('{"openapi": "3.0.3",\n "paths": {"/x": {"get": {},\n  "get": {}}}}', 3),
+], ids=["yaml", "json"])
+def test_a_duplicate_key_names_its_line(tmp_path: Path, run_cli, text: str, line: int) -> None:
+    bad = tmp_path / "dup.yaml"
+    bad.write_text(text)
+    code, _, err = run_cli("diff", str(GOOD), str(bad), "--no-validate")
+    assert code == 2 and f"dup.yaml:{line}: " in err and "duplicate key" in err, err
+
+
+def test_keys_a_merge_brings_in_may_be_overridden(tmp_path: Path, run_cli) -> None:
+    text = ("defaults: &d {type: string, description: x}\n" + OPENAPI_HEAD +
+            "paths: {}\ncomponents:\n  schemas:\n    A:\n      <<: *d\n      type: integer\n")
+    doc = tmp_path / "merge.yaml"
+    doc.write_text(text)
+    code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
+    assert code == 0, err

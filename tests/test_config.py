@@ -373,3 +373,9 @@ def test_configuration_guide_documents_every_key() -> None:
     keys = config._SERVICE_KEYS | config._TOP_KEYS | config._ACK_KEYS
     assert [key for key in sorted(keys) if f"`{key}`" not in guide and f"{key} =" not in guide
             ] == []
+
+
+def test_a_duplicate_configuration_key_is_an_error(run_cli, project: Path) -> None:
+    (project / ".needs-microversion.yaml").write_text("profile: nova\nprofile: cinder\n")
+    code, _, err = diff(run_cli)
+    assert code == 2 and ".needs-microversion.yaml:2:" in err and "duplicate key" in err

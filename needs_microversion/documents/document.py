@@ -120,13 +120,56 @@ def _load_json(raw: bytes, text: str, display: str) -> Any:
     if depth > MAX_DEPTH:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep", display)
     try:
-        return json.loads(text, parse_float=SourceFloat, parse_constant=SourceFloat)
+        return json.loads(text, parse_float=SourceFloat, parse_constant=SourceFloat,
+                          object_pairs_hook=_unique)
+    except _DuplicateKey as exc:
+        raise InputError(f"duplicate key {exc.key!r}", display,
+                         _duplicate_line(text, exc.key)) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}", display, exc.lineno) from None
     except ValueError as exc:  # e.g. an integer longer than int() accepts
         raise InputError(f"invalid JSON: {exc}", display) from None
     except RecursionError:
         raise InputError("nested too deeply", display) from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (json.loads keeps the last one silently)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return found
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*:?|[{}\[\]]')
+
+
+def _duplicate_line(text: str, key: str) -> int | None:
+    """The line of the second `key` in one object: a slow scan, run only on that error."""
+    objects: list[set[str] | None] = []  # None: an array
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in "{[":
+            objects.append(set() if token == "{" else None)
+        elif token in "}]":
+            if objects:
+                objects.pop()
+        elif token.endswith(":") and objects and objects[-1] is not None:
+            name = json.loads(token[:-1].rstrip())
+            if name in objects[-1] and name == key:
+                return text.count("\n", 0, match.start()) + 1
+            objects[-1].add(name)
+    return None
 
 
 def _json_depth(raw: bytes) -> int:
@@ -208,6 +251,15 @@ class _Loader(_YamlBase):  # type: ignore[misc]
         self.merged_keys = 0
 
     def flatten_mapping(self, node: Node) -> None:
+        # A key written twice is an error (YAML says keys are unique; PyYAML keeps the last
+        # silently). Keys a merge (`<<`) brings in may be overridden: that is what it is for.
+        seen: set[tuple[str, object]] = set()
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if (key.tag, key.value) in seen:
+                    raise ConstructorError(None, None, f"duplicate key {key.value!r}",
+                                           key.start_mark)
+                seen.add((key.tag, key.value))
         # `<<: [*a, *a, ...]` copies key lists, so a merge bomb grows before any data exists:
         # count every key each flatten produces (merged copies included) and stop early.
         super().flatten_mapping(node)

@@ -76,7 +76,10 @@ class Context:
             if result.error is not None:
                 # Every table naming it would lose its rows: the diff would invent removals.
                 line, message = result.error
-                raise InputError(f"{what}: {message}", str(path), line)
+                raise InputError(f"{what}: {message}", self.tree.rel(path), line)
+            for line, key in result.duplicates:  # Sphinx keeps the last: so do we, and say it
+                self.warn(f"{self.tree.rel(path)}:{line}",
+                          f"duplicate key {key!r}: the last one is read, as Sphinx reads it")
             if not result.entries:
                 self.warn(where, f"{what} '{self.tree.rel(path)}' is empty")
         self.yaml_files[path] = result

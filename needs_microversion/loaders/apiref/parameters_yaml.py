@@ -42,6 +42,7 @@ class YamlFile:
     entries: Mapping[Any, Any]  # top-level key -> value
     lines: Mapping[Any, int]  # top-level key -> 1-based line
     error: tuple[int, str] | None  # (line, message) when the file is not YAML
+    duplicates: tuple[tuple[int, Any], ...] = ()  # (line, key) of a key written again
 
 
 @lru_cache(maxsize=64)
@@ -65,10 +66,13 @@ def _parse(text: str) -> YamlFile:
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         return YamlFile({}, {}, None if data is None else (1, "the top level is not a mapping"))
     lines: dict[Any, int] = {}
+    duplicates = []
     for key_node, _ in node.value:
         key = loader_key(key_node)
+        if key in lines and key != "<<":
+            duplicates.append((key_node.start_mark.line + 1, key))
         lines[key] = key_node.start_mark.line + 1  # PyYAML: the last duplicate wins
-    return YamlFile(data, lines, None)
+    return YamlFile(data, lines, None, tuple(duplicates))
 
 
 def loader_key(node: yaml.Node) -> Any:

@@ -553,3 +553,19 @@ def test_bounds_that_cross_and_missing_codes_warn(tmp_path: Path) -> None:
     assert "parameters.yaml:1: min_version 2.5 is above max_version 2.3: visible at no " \
            "microversion" in warnings
     assert any(w.startswith("things.inc:4: no status codes documented") for w in warnings)
+
+
+def test_a_duplicate_parameters_key_warns_and_the_last_wins(tmp_path: Path, run_cli) -> None:
+    """cinder's parameters.yaml repeated keys in 108 revisions: Sphinx reads the last one, and
+    so do we, saying so with the line (an error would refuse real history)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "index.rst").write_text(".. include:: s.inc\n")
+    (tree / "s.inc").write_text("S\n=\n\nShow\n----\n\n.. rest_method:: GET /s\n\n"
+                                "Normal response codes: 200\n\nResponse\n~~~~~~~~\n\n"
+                                ".. rest_parameters:: parameters.yaml\n\n  - name: name\n")
+    (tree / "parameters.yaml").write_text(
+        "name:\n  in: body\n  required: true\n  type: string\n  description: x\n"
+        "name:\n  in: body\n  required: true\n  type: integer\n  description: y\n")
+    code, out, err = run_cli("diff", str(tree), str(tree), "--format", "json")
+    assert code == 0 and "parameters.yaml:6: duplicate key 'name'" in err
