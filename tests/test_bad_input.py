@@ -143,3 +143,13 @@ def test_keys_a_merge_brings_in_may_be_overridden(tmp_path: Path, run_cli) -> No
     doc.write_text(text)
     code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
     assert code == 0, err
+
+
+def test_a_node_merged_twice_is_no_duplicate(tmp_path: Path, run_cli) -> None:
+    """`c` merges two anchors that both give `x` (the first wins), and `d` merges `c`:
+    flattening `c` again sees `x` twice, which was never written twice."""
+    doc = tmp_path / "m.yaml"
+    doc.write_text("a: &a {x: 1}\nb: &b {x: 2}\nc: &c {<<: [*a, *b]}\nd: {<<: *c}\n"
+                   + OPENAPI_HEAD + "paths: {}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
+    assert code == 0, err

@@ -3,7 +3,6 @@ never exit 3: one regression test per class (issue 10)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

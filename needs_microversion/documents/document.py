@@ -249,17 +249,22 @@ class _Loader(_YamlBase):  # type: ignore[misc]
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.merged_keys = 0
+        self.flattened: set[int] = set()  # ids of the nodes whose written keys were checked
 
     def flatten_mapping(self, node: Node) -> None:
         # A key written twice is an error (YAML says keys are unique; PyYAML keeps the last
-        # silently). Keys a merge (`<<`) brings in may be overridden: that is what it is for.
-        seen: set[tuple[str, object]] = set()
-        for key, _ in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                if (key.tag, key.value) in seen:
-                    raise ConstructorError(None, None, f"duplicate key {key.value!r}",
-                                           key.start_mark)
-                seen.add((key.tag, key.value))
+        # silently). Keys a merge (`<<`) brings in may be overridden: that is what it is for,
+        # so only the keys as written count, the first time a node is flattened (a merged
+        # node is flattened again, its merged keys already in it).
+        if id(node) not in self.flattened:
+            self.flattened.add(id(node))
+            seen: set[tuple[str, object]] = set()
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if (key.tag, key.value) in seen:
+                        raise ConstructorError(None, None, f"duplicate key {key.value!r}",
+                                               key.start_mark)
+                    seen.add((key.tag, key.value))
         # `<<: [*a, *a, ...]` copies key lists, so a merge bomb grows before any data exists:
         # count every key each flatten produces (merged copies included) and stop early.
         super().flatten_mapping(node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from needs_microversion.documents import locate
 from needs_microversion.documents.document import parse_document, read_document
+from needs_microversion.errors import InputError
 from needs_microversion.documents.locate import line_of, lines_of
 from needs_microversion.model.document import Document
 
@@ -70,8 +72,8 @@ JSON_LINES = {
     ("paths", "/pet", "put", "parameters", "1", "in"): 11,
     ("paths", "/pet/{petId}", "delete"): 16,
     ("paths", "/a/b\u00e9", "get"): 17,
-    ("paths", "dup", "second"): 19,  # json.loads keeps the last of repeated keys
-    ("paths", "dup", "first"): 19,
+    ("paths", "dup", "second"): 19,
+    ("paths", "once", "first"): 18,
     ("tags", "2", "1"): 22,
     ("tags", "1", "0"): 21,
     ("paths", "/pet", "put", "summary", "x"): 6,
@@ -224,3 +226,12 @@ def test_any_json_agrees_with_compose(data: dict[str, Any], indent: int | None) 
     text = json.dumps(data, indent=indent)
     agrees_with_compose(parse_document(text.encode(), path=DATA / "x.json", display="x.json",
                                        root=DATA))
+
+
+def test_a_repeated_key_is_no_document(tmp_path: Path) -> None:
+    """A key written twice made the line of a lookup a guess (which one wins?): now it is an
+    error naming the second one's line."""
+    text = '{"a": 1,\n "a": 2}'
+    (tmp_path / "dup.json").write_text(text)
+    with pytest.raises(InputError, match=r"dup.json:2: duplicate key 'a'"):
+        read_document(tmp_path / "dup.json")
