@@ -3,7 +3,6 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 from needs_microversion.documents.document import read_document
@@ -71,17 +70,10 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
 def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:
     from needs_microversion.loaders.apiref.reader import load_apiref
 
-    try:
-        result = load_apiref(directory, display=display, keep_major=keep_major)
-    except InputError as exc:  # named from the tree's folder: name it from where the user is
-        if exc.file is None or exc.file.startswith("/") or exc.file == display:
-            raise
-        raise InputError(exc.reason, posixpath.join(display, exc.file), exc.line) from None
+    result = load_apiref(directory, display=display, keep_major=keep_major)
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
-    # The loader names files from the tree's folder; name them from where the user is.
-    warnings = [w if w.startswith("/") else posixpath.join(display, w) for w in result.warnings]
-    return _with_warnings(load_openapi(doc, source="api-ref"), warnings)
+    return _with_warnings(load_openapi(doc, source="api-ref"), list(result.warnings))
 
 
 def _with_warnings(snapshot: Snapshot, warnings: list[str]) -> Snapshot:

@@ -68,6 +68,7 @@ the contract model has no place for global headers, and they never change per op
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,16 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
     version prefixes in paths (None: only when the tree documents several versions)."""
     shown = display or str(source)  # a git revision's copy is named as the user wrote it
+    try:
+        return _load(source, shown, display, keep_major)
+    except InputError as exc:  # named from the tree's folder: name it as the user wrote it
+        if exc.file is None or exc.file.startswith("/") or exc.file == shown:
+            raise
+        raise InputError(exc.reason, posixpath.join(shown, exc.file), exc.line) from None
+
+
+def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
+          ) -> ApiRefResult:
     if not source.is_dir():
         raise InputError("not an api-ref source folder", shown)
     tree = open_tree(source)
@@ -102,9 +113,9 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
     for file in tree.files:
         sections.extend(read_sections(file, ctx))
     if ctx.outside:
-        ctx.warn(ctx.outside[0], f"{len(ctx.outside)} example file(s) lie outside "
-                                 f"{tree.sandbox} and were not read (nesting falls back to "
-                                 f"the table order)")
+        ctx.warn(ctx.outside[0], f"{len(ctx.outside)} example file(s) lie outside the "
+                                 f"repository (or folder) of the tree and were not read "
+                                 f"(nesting falls back to the table order)")
     version = max(ctx.versions, default=None)
     max_version = str(version) if version is not None else None
     warnings: list[str] = []
@@ -114,8 +125,10 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
 
     document = build_document(sections, title=display or str(source), version=max_version,
                               warn=warn, keep_major=keep_major)
+    # Files are named from the tree's folder; with `display`, as the user wrote the folder.
+    named = [posixpath.join(display, w) if display else w
+             for w in (*tree.warnings, *ctx.warnings, *warnings)]
     if not sections:
-        warn(str(source.resolve()), "no rest_method sections found")  # the tree itself
+        named.append(f"{shown}: no rest_method sections found")  # the tree itself
     # One definition used by many tables says the same thing many times: say it once.
-    unique = dict.fromkeys([*tree.warnings, *ctx.warnings, *warnings])
-    return ApiRefResult(document, tuple(unique), max_version)
+    return ApiRefResult(document, tuple(dict.fromkeys(named)), max_version)
