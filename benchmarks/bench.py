@@ -1,9 +1,15 @@
-"""Wall time and peak memory of `needs-microversion diff --no-validate` on ../shared/bench.
+"""Wall time and peak memory of `needs-microversion diff` on ../shared/bench, as users run it.
 
-Beside each pair it measures the floor: python start-up plus reading and parsing both files
-with the fastest parser at hand (json for JSON, yaml.CSafeLoader for YAML).
+The tool is the console script installed beside this interpreter (the venv's
+`needs-microversion`, bytecode caching on, as a user or a pre-commit hook runs it), timed
+with and without validation beside the floor: python start-up plus reading and parsing both
+files with the fastest parser at hand (json for JSON, yaml.CSafeLoader for YAML). Every figure
+is the median of --repeat runs after one warm-up run; peak memory is the largest resident
+size of one run (the operating system's accounting of the finished process).
+
+Run: python benchmarks/bench.py [--repeat N] [--pairs NAME/EXT ...] [--no-validated]
+                                [--tool EXECUTABLE] [--stages]
 With --stages it also prints where the time goes (benchmarks/stages.py, in-process).
-Run: python benchmarks/bench.py [--repeat N] [--validate] [--stages]
 """
 
 from __future__ import annotations
@@ -11,14 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent.parent.parent / "shared" / "bench"
-PAIRS = [("petstore", "yaml"), ("openai", "yaml"), ("stripe", "json"), ("stripe", "yaml"),
-         ("github", "json"), ("github", "yaml"), ("kubernetes", "json")]
+PAIRS = ["petstore/yaml", "openai/yaml", "stripe/json", "stripe/yaml", "github/json",
+         "github/yaml", "kubernetes/json"]
 FLOOR = """
 import json, sys, yaml
 for name in sys.argv[1:]:
@@ -27,71 +35,87 @@ for name in sys.argv[1:]:
 """
 
 
-def timed(argv: list[str]) -> tuple[float, int]:
-    """(seconds, exit code) of one run."""
+def run_once(argv: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, peak resident MB, exit code) of one run."""
     start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        sys.stderr.write(proc.stderr.decode())
-    return elapsed, proc.returncode
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode
 
 
-def best(argv: list[str], repeat: int) -> tuple[float, int]:
-    """The fastest of `repeat` runs (the least disturbed by the machine)."""
-    runs = [timed(argv) for _ in range(repeat)]
-    return min(r[0] for r in runs), runs[-1][1]
+def measure(argv: list[str], repeat: int) -> tuple[float, float, int]:
+    """Median wall time and peak memory of `repeat` runs after one warm-up."""
+    run_once(argv)  # warm-up: the page cache and bytecode are what a user's second run sees
+    runs = [run_once(argv) for _ in range(repeat)]
+    codes = {code for _, _, code in runs}
+    if not codes <= {0, 1}:
+        print(f"  exit codes {sorted(codes)}: {' '.join(argv)}", file=sys.stderr)
+    return (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2])
+
+
+def tool_command() -> list[str]:
+    """The installed console script beside this interpreter (as users run it)."""
+    script = Path(sys.executable).with_name("needs-microversion")
+    found = str(script) if script.exists() else shutil.which("needs-microversion")
+    if found is None:
+        raise SystemExit("needs-microversion is not installed (pip install -e .)")
+    return [found, "diff"]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--validate", action="store_true", help="also time with validation")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="counted runs (median)")
+    parser.add_argument("--pairs", nargs="*", default=PAIRS, help="e.g. stripe/json")
+    parser.add_argument("--no-validated", action="store_true",
+                        help="skip the default (validated) run")
     parser.add_argument("--stages", action="store_true", help="print the time of each stage")
+    parser.add_argument("--tool", help="another needs-microversion executable (A/B runs)")
     args = parser.parse_args()
     if not BENCH.is_dir():
         print(f"no benchmark folder at {BENCH}")
         return 2
-    tool = [sys.executable, "-m", "needs_microversion", "diff"]
-    print(f"{'pair':<16}{'floor s':>9}{'tool s':>9}{'ratio':>7}{'peak MB':>9}{'exit':>6}")
-    for name, ext in PAIRS:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ.clear()
+    os.environ.update(env)
+    tool = [args.tool, "diff"] if args.tool else tool_command()
+    print(f"{'pair':<16}{'floor s':>9}{'novalid s':>10}{'x floor':>8}{'valid s':>9}"
+          f"{'x noval':>8}{'MB noval':>9}{'MB valid':>9}{'exit':>5}")
+    for pair in args.pairs:
+        name, ext = pair.split("/")
         old, new = str(BENCH / name / f"old.{ext}"), str(BENCH / name / f"new.{ext}")
-        floor, _ = best([sys.executable, "-c", FLOOR, old, new], args.repeat)
-        options = [] if args.validate else ["--no-validate"]
-        wall, code = best([*tool, old, new, "--format", "json", *options], args.repeat)
-        peak = _peak([*tool, old, new, "--format", "json", *options])
-        print(f"{name + '/' + ext:<16}{floor:>9.3f}{wall:>9.3f}{wall / floor:>7.2f}"
-              f"{peak:>9.0f}{code:>6}")
+        floor, _, _ = measure([sys.executable, "-c", FLOOR, old, new], args.repeat)
+        fast, fast_mb, code = measure([*tool, old, new, "--format", "json", "--no-validate"],
+                                      args.repeat)
+        row = (f"{pair:<16}{floor:>9.3f}{fast:>10.3f}{fast / floor:>8.2f}")
+        if args.no_validated:
+            row += f"{'-':>9}{'-':>8}{fast_mb:>9.0f}{'-':>9}"
+        else:
+            slow, slow_mb, code = measure([*tool, old, new, "--format", "json"], args.repeat)
+            row += f"{slow:>9.3f}{slow / fast:>8.2f}{fast_mb:>9.0f}{slow_mb:>9.0f}"
+        print(row + f"{code:>5}", flush=True)
     if args.stages:
-        print_stages(args.repeat)
+        print_stages(args.repeat, args.pairs)
     return 0
 
 
-def print_stages(repeat: int) -> None:
-    """The best of `repeat` runs of each stage, one fresh interpreter per run."""
+def print_stages(repeat: int, pairs: list[str]) -> None:
+    """The median of `repeat` runs of each stage, one fresh interpreter per run."""
     script = str(Path(__file__).with_name("stages.py"))
     names = ["imports", "parse", "index", "compare", "lines", "judge+render"]
     print(f"\n{'pair':<16}" + "".join(f"{n:>13}" for n in names) + f"{'changes':>9}")
-    for name, ext in PAIRS:
+    for pair in pairs:
+        name, ext = pair.split("/")
         old, new = str(BENCH / name / f"old.{ext}"), str(BENCH / name / f"new.{ext}")
         runs = [json.loads(subprocess.run([sys.executable, script, old, new], check=True,
                                           capture_output=True, text=True).stdout)
                 for _ in range(repeat)]
-        for run in runs:
-            run["index"] = run.pop("parse+index") - run["parse"]
-        best = {n: min(run[n] for run in runs) for n in names}
-        print(f"{name + '/' + ext:<16}" + "".join(f"{best[n]:>13.3f}" for n in names)
+        middle = {n: statistics.median(run[n] for run in runs) for n in names}
+        print(f"{pair:<16}" + "".join(f"{middle[n]:>13.3f}" for n in names)
               + f"{runs[0]['changes']:>9}")
-
-
-def _peak(argv: list[str]) -> float:
-    """Peak resident MB of one run, measured by GNU time (0 if it is not installed)."""
-    if not os.path.exists("/usr/bin/time"):
-        return 0.0
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
-    last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "0"
-    return int(last) / 1024 if last.isdigit() else 0.0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from needs_microversion.bookkeeping import bookkeeping
+from needs_microversion.collector import collector_paused
 from needs_microversion.compare import compare, with_lines
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
@@ -109,6 +110,11 @@ def run_diff(request: DiffRequest) -> Report:
     Settings come from the command line, then the configuration (the service whose documents
     these are), then the profile; see docs/configuration.md.
     """
+    with collector_paused():  # loaded data is no cyclic garbage: see collector.py
+        return _run_diff(request)
+
+
+def _run_diff(request: DiffRequest) -> Report:
     check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
     if request.strict and not request.validate:
         raise InputError("--strict turns validation problems into errors: it cannot go with "

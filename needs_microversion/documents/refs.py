@@ -34,6 +34,11 @@ class RefResolver:
         self._resolved: dict[tuple[str, int], tuple[Document, Any, tuple[str, ...]]] = {}
 
     @property
+    def root(self) -> str:
+        """The folder (symlinks resolved) outside which no file is read."""
+        return self._root
+
+    @property
     def documents(self) -> tuple[Document, ...]:
         """The document and every file its `$ref`s have read so far."""
         return tuple(self._documents.values())

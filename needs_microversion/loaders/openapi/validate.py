@@ -2,11 +2,17 @@
 
 Real published specs often fail validation, so problems are reported, not fatal, unless the
 user asks for --strict. Imported only when validation runs: the validator is slow to import.
+Validation is most of a validated run (4-9 s for a 4 MB document), so the two documents of a
+diff are validated side by side, one in a forked child process (`problems_of_pair`).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from needs_microversion.documents.locate import line_of
@@ -14,6 +20,103 @@ from needs_microversion.documents.refs import RefResolver, RefusedRef
 from needs_microversion.model.document import Document
 
 MAX_PROBLEMS = 20
+
+
+def problems_of_pair(sides: Sequence[tuple[Document, RefResolver]]) -> list[list[str]]:
+    """`problems` of each document, in order: the last one validated in a forked child
+    process while this one validates the others (the same list as one after the other).
+
+    The child is a copy of this process after every `$ref` of its document was read and the
+    validator was imported, and it runs under an audit hook that refuses the network and any
+    file outside its tree and the Python installation. Where the platform cannot fork (or
+    the child fails) the document is validated here instead.
+    """
+    if len(sides) < 2 or not sys.platform.startswith("linux"):
+        return [problems(doc, resolver) for doc, resolver in sides]
+    _validator_ready()
+    *here, (doc, resolver) = sides
+    child = _start_child(lambda: problems(doc, resolver), _confinement(resolver.root))
+    try:
+        found = [problems(d, r) for d, r in here]
+    except BaseException:
+        if child is not None:
+            _stop(child[0])
+        raise
+    last = _child_result(*child) if child is not None else None
+    return [*found, last if last is not None else problems(doc, resolver)]
+
+
+def _start_child(work: Callable[[], list[str]], hook: Callable[[str, tuple[Any, ...]], None]
+                 ) -> tuple[int, int] | None:
+    """(pid, read end of its pipe) of a child that writes `work()` as JSON and exits."""
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid:
+        os.close(write_end)
+        return pid, read_end
+    code = 1
+    try:  # the child: never returns, never runs the parent's clean-up or flushes its output
+        os.close(read_end)
+        sys.addaudithook(hook)
+        with os.fdopen(write_end, "wb") as out:
+            out.write(json.dumps(work()).encode())
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _child_result(pid: int, read_end: int) -> list[str] | None:
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return None
+    found = json.loads(data)
+    return [str(item) for item in found] if isinstance(found, list) else None
+
+
+def _stop(pid: int) -> None:
+    import signal
+
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
+    """An audit hook (PEP 578) for the child: no socket, and no file opened outside the
+    document's tree and the Python installation (where the validator's schemas are)."""
+    allowed = tuple({os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix,
+                                                   sys.exec_prefix, os.path.dirname(__file__))})
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event.startswith(("socket.", "urllib.", "http.")):
+            if event == "urllib.Request" and str(args[0]).startswith("file:"):
+                return  # the validator's own schemas: the open that follows is checked
+            raise RefusedRef(f"validation may not reach the network ({event})")
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = os.path.realpath(os.fsdecode(args[0]))
+            if path != os.devnull and not any(
+                    path == a or path.startswith(a + os.sep) for a in allowed):
+                raise RefusedRef(f"validation may not read {path}")
+
+    return hook
+
+
+def _validator_ready() -> None:
+    """Import the validator and its schemas, so that a forked child reads nothing new."""
+    import mimetypes
+
+    from openapi_spec_validator.validation import validators  # noqa: F401
+
+    # The validator reads its own schemas through urllib, which loads the system's MIME
+    # tables (/etc/mime.types...) on first use: give it the built-in table instead, so no
+    # file outside the installation and the document's tree is opened.
+    if getattr(mimetypes, "_db", True) is None:
+        mimetypes.inited = True
+        mimetypes._db = mimetypes.MimeTypes()  # type: ignore[attr-defined]
 
 
 def problems(doc: Document, resolver: RefResolver) -> list[str]:
@@ -24,20 +127,13 @@ def problems(doc: Document, resolver: RefResolver) -> list[str]:
     never opens a URL, an absolute path or a file outside the tree. The caller has already
     checked every `$ref` of the document's structure with the same resolver.
     """
-    import mimetypes
-
     from jsonschema_path import SchemaPath
     from jsonschema_path.accessors import SchemaAccessor
     from openapi_spec_validator.validation import validators
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
-    # The validator reads its own schemas through urllib, which loads the system's MIME
-    # tables (/etc/mime.types...) on first use: give it the built-in table instead, so no
-    # file outside the installation and the document's tree is opened.
-    if getattr(mimetypes, "_db", True) is None:
-        mimetypes.inited = True
-        mimetypes._db = mimetypes.MimeTypes()  # type: ignore[attr-defined]
+    _validator_ready()
     data: Any = doc.data
     cls: Any  # the three validator classes share no declared base
     if "swagger" in data:

@@ -1,0 +1,84 @@
+"""Validating the two documents of a diff side by side gives what one after the other gives;
+the child process stays confined; the collector comes back as it was."""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+import pytest
+
+from needs_microversion.collector import collector_for_validation, collector_paused
+from needs_microversion.documents.document import read_document
+from needs_microversion.documents.refs import RefResolver, RefusedRef
+from needs_microversion.loaders.openapi import validate
+
+VALID = """openapi: 3.0.3
+info: {title: t, version: '1.0'}
+paths:
+  /a:
+    get:
+      responses:
+        '200': {description: ok}
+"""
+INVALID = """openapi: 3.0.3
+info: {title: t, version: '1.0'}
+paths:
+  /a/{id}:
+    get:
+      parameters:
+        - {name: x, in: nowhere}
+      responses:
+        '200': {description: ok, content: {application/json: {schema: {$ref: 'b.yaml#/B'}}}}
+"""
+
+
+def _sides(tmp_path: Path, *texts: str) -> list[tuple]:
+    (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
+    sides = []
+    for i, text in enumerate(texts):
+        path = tmp_path / f"doc{i}.yaml"
+        path.write_text(text)
+        doc = read_document(path)
+        sides.append((doc, RefResolver(doc)))
+    return sides
+
+
+@pytest.mark.parametrize("texts", [(VALID, INVALID), (INVALID, VALID), (INVALID, INVALID)],
+                         ids=["valid-invalid", "invalid-valid", "invalid-invalid"])
+def test_side_by_side_is_one_after_the_other(tmp_path: Path, texts: tuple[str, str]) -> None:
+    alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, *texts)]
+    assert any(alone)
+    assert validate.problems_of_pair(_sides(tmp_path, *texts)) == alone
+
+
+def test_a_failed_child_is_made_up_for_here(tmp_path: Path, monkeypatch) -> None:
+    alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, VALID,
+                                                                            INVALID)]
+    monkeypatch.setattr(validate, "_child_result", lambda pid, read_end: (
+        os.close(read_end), os.waitpid(pid, 0), None)[-1])
+    assert validate.problems_of_pair(_sides(tmp_path, VALID, INVALID)) == alone
+
+
+def test_the_child_reads_nothing_outside_and_never_the_network(tmp_path: Path) -> None:
+    hook = validate._confinement(str(tmp_path))
+    hook("open", (str(tmp_path / "b.yaml"), "r", 0))  # inside the tree
+    hook("open", (validate.__file__, "r", 0))  # the installation
+    with pytest.raises(RefusedRef):
+        hook("open", ("/etc/passwd", "r", 0))
+    with pytest.raises(RefusedRef):
+        hook("socket.connect", (None, ("example.com", 80)))
+    with pytest.raises(RefusedRef):
+        hook("urllib.Request", ("https://example.com/schema.json", None, {}, "GET"))
+
+
+def test_the_collector_comes_back_as_it_was() -> None:
+    thresholds = gc.get_threshold()
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_for_validation():
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    assert gc.isenabled() and gc.get_threshold() == thresholds
