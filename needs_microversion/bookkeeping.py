@@ -38,10 +38,7 @@ def bookkeeping(evidence: Evidence, report: Report, *, profile: str = "generic",
     needed = any(f.verdict == REQUIRED and not f.acknowledged for f in report.findings)
     if not needed:
         return Bookkeeping(_text(old_max), _text(new_max), bumped_by_one, None)
-    next_version = None
-    if old_max is not None:
-        folds = released_max is not None and old_max > released_max
-        next_version = old_max if folds else old_max.next()
+    next_version = _next_version(report, old_max, released_max)
     known = evidence.new_file or evidence.old_file
     convention = known.convention if known else MAX_API_VERSION
     new_text = evidence.new_file.text if evidence.new_file else None
@@ -56,6 +53,21 @@ def bookkeeping(evidence: Evidence, report: Report, *, profile: str = "generic",
                   None if next_version is None else next_version in gated))
     return Bookkeeping(_text(old_max), _text(new_max), bumped_by_one, _text(next_version),
                        tuple(items))
+
+
+def _next_version(report: Report, old_max: Version | None, released_max: Version | None
+                  ) -> Version | None:
+    """The microversion the documents gate the changes on, when above the version file's old
+    maximum; else the unreleased old maximum (the change may join it), else the next one."""
+    if old_max is None:
+        return None
+    floor = max(old_max, released_max) if released_max is not None else old_max
+    gated = [f.change.gated for f in report.findings if f.verdict == REQUIRED
+             and f.change.gated is not None and f.change.gated > floor]
+    if gated:
+        return max(v for v in gated if v is not None)
+    folds = released_max is not None and old_max > released_max
+    return old_max if folds else old_max.next()
 
 
 def _checklist(convention: str, profile: str, path: str, history: str,

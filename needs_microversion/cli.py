@@ -18,8 +18,9 @@ from needs_microversion import __version__
 from needs_microversion.errors import InputError
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
+    rich_markup_mode="markdown",  # paragraphs rewrapped: docstrings wrap at 100 columns
     help="Decide whether an API change needs a new microversion (OpenStack rules).\n\n"
     "Example: needs-microversion diff old.yaml new.yaml",
 )
@@ -95,7 +96,15 @@ def diff(
     catch_up: CatchUp = None,
     count_corrections: CountCorrections = None,
 ) -> int:
-    """Compare two API descriptions and judge every change by the microversion flow chart."""
+    """Compare two API descriptions and judge every change by the microversion flow chart.
+
+    OLD and NEW are each an OpenAPI 3.x or Swagger 2.0 file (YAML or JSON), an api-ref
+    source folder (.inc/.rst files and parameters.yaml), a folder of OpenAPI documents
+    (openstack-openapi's specs/), or REV:PATH read from git (HEAD~1:api/openapi.yaml;
+    :PATH is the index).
+
+    Example: needs-microversion diff HEAD~1:api-ref/source api-ref/source
+    """
     from needs_microversion.commands.diff import DiffRequest, run_diffs
     from needs_microversion.report import render
 
@@ -151,6 +160,9 @@ def check(
 
     With no configuration, the API reference, the version file, the version history, the
     release notes and the release tags are found in the repository.
+
+    FILES: check only the documents these files touch, or the evidence they change
+    (pre-commit passes the staged files); none touched: exit 0.
 
     Example: needs-microversion check --base origin/main
     """
@@ -216,7 +228,8 @@ def rules(
     rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.")
                        ] = None,
 ) -> int:
-    """List every rule (id, question, verdict), or document one."""
+    """List every rule (id, question, verdict), or document one: RULE_ID is a rule's id
+    (`needs-microversion rules status-code`)."""
     from needs_microversion.rules import RULES, get
 
     if rule_id:

@@ -5,6 +5,7 @@ override rules (`experimental`), each asked of every finding in registry order."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -27,6 +28,20 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
                      if f is not None)
     return Report(old, new, old_version, new_version,
                   tuple(sorted(findings, key=_order)), options.silent_failures, tuple(warnings))
+
+
+def side_warnings(old: tuple[str, Sequence[str]], new: tuple[str, Sequence[str]]
+                  ) -> tuple[str, ...]:
+    """The new side's warnings, and the old side's that it does not repeat: the base revision
+    is not the author's to fix, and a hook would print its warnings on every commit.
+
+    Each side is (display, warnings); a warning is compared without its side's name and its
+    line numbers, which move when the file is edited above it."""
+    def key(display: str, warning: str) -> str:
+        return re.sub(r":\d+\b", "", warning.removeprefix(display))
+
+    repeated = {key(new[0], w) for w in new[1]}
+    return (*(w for w in old[1] if key(old[0], w) not in repeated), *new[1])
 
 
 def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Finding | None:

@@ -1,11 +1,28 @@
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+
+
+def package_index_reachable() -> bool:
+    """Whether pip can install from the package index (pre-commit and the GitHub Action
+    install the project as a user's machine does)."""
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy")):
+        return True
+    index = urlparse(os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple"))
+    try:
+        socket.create_connection((index.hostname or "pypi.org", index.port or 443),
+                                 timeout=5).close()
+    except OSError:
+        return False
+    return True
 
 
 @pytest.fixture

@@ -196,6 +196,23 @@ def test_folding_reuses_the_unreleased_maximum() -> None:
     assert book.next_version == "3.72"
 
 
+def test_the_next_microversion_is_the_one_the_documents_gate_on() -> None:
+    """nova 2.101 merged but unreleased, the change documented at 2.102: the checklist is
+    about 2.102 (with or without the bump), not about joining 2.101."""
+    gated = report(REQUIRED, gated=Version(2, 102))
+    for new_max in ("2.101", "2.102"):
+        book = bookkeeping_of(nova("2.101"), nova(new_max), gated, set(), profile="nova",
+                              released_max=Version(2, 100))
+        assert book.next_version == "2.102"
+        assert dict(book.checklist)[
+            "_MAX_API_VERSION = '2.102' in nova/api/openstack/api_version_request.py"] is \
+            (new_max == "2.102")
+    # Joining the unreleased 2.101 (gated there): that one.
+    joins = bookkeeping_of(nova("2.101"), nova("2.101"), report(REQUIRED, gated=Version(2, 101)),
+                           set(), profile="nova", released_max=Version(2, 100))
+    assert joins.next_version == "2.101"
+
+
 # -- through run_diff ------------------------------------------------------------------------
 def write_api(path: Path, keys: list[str], version: str, gated: str | None = None) -> str:
     props: dict[str, Any] = {k: {"type": "string"} for k in keys}

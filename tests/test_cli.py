@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
+
+import pytest
 
 from conftest import ROOT
 
@@ -157,3 +160,38 @@ def test_components_that_are_not_a_mapping_do_not_crash(run_cli, tmp_path) -> No
                    "      responses: {'200': {description: ok}}\n")
     code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
     assert code == 0 and "internal error" not in err
+
+
+def test_diff_help_says_what_old_and_new_can_be(run_cli) -> None:
+    """click 8.5 drops the arguments' own help: the command's text carries it."""
+    code, out, _ = run_cli("diff", "--help")
+    text = " ".join(out.split())
+    assert code == 0
+    for form in ("OpenAPI 3.x or Swagger 2.0 file", "api-ref source folder", "specs/",
+                 "REV:PATH", "HEAD~1:api/openapi.yaml"):
+        assert form in text, form
+    code, out, _ = run_cli("check", "--help")
+    assert code == 0 and "FILES: check only the documents these files touch" in \
+        " ".join(out.split())
+
+
+def test_shell_completion_as_a_user_installs_it() -> None:
+    """`--show-completion bash` prints the script a user sources; the script asks the
+    installed command for completions through its environment variable."""
+    import os
+    import shutil
+    import subprocess
+
+    exe = shutil.which("needs-microversion", path=os.path.dirname(sys.executable))
+    if exe is None:
+        pytest.skip("the console script is not installed beside this Python")
+    script = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True,
+                            timeout=60)
+    assert script.returncode == 0 and "_NEEDS_MICROVERSION_COMPLETE" in script.stdout
+    env = {**os.environ, "_NEEDS_MICROVERSION_COMPLETE": "complete_bash",
+           "COMP_WORDS": "needs-microversion di", "COMP_CWORD": "1"}
+    words = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=60)
+    assert words.stdout.split() == ["diff"]
+    env.update(COMP_WORDS="needs-microversion check --fro", COMP_CWORD="2")
+    words = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=60)
+    assert words.stdout.split() == ["--from-ref"]

@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, package_index_reachable
 from gitrepo import LOCKED, api, commit, git, make_repo, quiet_git, write
 
 __all__ = ["quiet_git"]  # the autouse fixture: git without the user's settings
@@ -29,6 +27,7 @@ def test_manifest_publishes_the_hook() -> None:
     [hook] = hooks()
     assert hook["id"] == "needs-microversion" and hook["language"] == "python"
     assert hook["require_serial"] is True and hook.get("pass_filenames", True) is True
+    assert hook["verbose"] is True  # a passing bump's open checklist is shown
     entry = shlex.split(str(hook["entry"]))
     assert entry[:2] == ["needs-microversion", "check"]
     assert {"--staged", "--base"} <= set(entry)
@@ -54,19 +53,6 @@ def _pre_commit() -> str | None:
                                                              os.environ.get("PATH", "")]))
 
 
-def _package_index_reachable() -> bool:
-    """pre-commit builds a virtualenv and pip-installs this project and its dependencies."""
-    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy")):
-        return True
-    index = urlparse(os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple"))
-    try:
-        socket.create_connection((index.hostname or "pypi.org", index.port or 443),
-                                 timeout=5).close()
-    except OSError:
-        return False
-    return True
-
-
 def _hook_repository(path: Path) -> Path:
     """This working tree (committed or not, new files too) as a clean repository to try:
     `try-repo` on a dirty repository copies tracked changes only."""
@@ -90,7 +76,7 @@ def test_real_pre_commit_try_repo(tmp_path: Path) -> None:
         pytest.skip("pre-commit is not installed (pip install pre-commit)")
     if not (ROOT / ".git").exists():
         pytest.skip("the project is not a git checkout: nothing for try-repo to clone")
-    if not _package_index_reachable():
+    if not package_index_reachable():
         pytest.skip("pre-commit pip-installs the hook from the package index, unreachable here")
     hook_repo = _hook_repository(tmp_path / "hook")
     project = make_repo(tmp_path / "project", {

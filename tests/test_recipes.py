@@ -120,3 +120,33 @@ def test_the_parser_finds_commands_and_skips_package_names() -> None:
             "      - id: needs-microversion\n")
     assert command_lines(text) == [["check", "--base", "origin/${{ x }}"],
                                    ["diff", "a", "b", "--format", "json", "{posargs}"]]
+
+
+def _release() -> str:
+    text = (ROOT / "pyproject.toml").read_text()
+    found = re.search(r'^version = "([^"]+)"', text, re.MULTILINE)
+    assert found
+    return found.group(1)
+
+
+def test_the_snippets_name_the_release_tag_of_this_version() -> None:
+    """`rev: 0.1.0` must name a tag that exists: the release of the version in pyproject."""
+    import subprocess
+
+    text = RECIPES.read_text()
+    revs = set(re.findall(r"^\s*rev: (\S+)", text, re.MULTILINE))
+    uses = set(re.findall(r"uses: OWNER/needs-microversion@(\S+)", text))
+    assert revs == uses == {_release()}
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: no tags to look the release up in")
+    tags = subprocess.run(["git", "-C", str(ROOT), "tag", "--list"], capture_output=True,
+                          text=True, check=False).stdout.split()
+    if not tags:
+        pytest.skip("this clone holds no tags (fetched without them)")
+    assert _release() in tags
+
+
+def test_the_license_file_is_the_one_pyproject_names() -> None:
+    assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text()
+    head = (ROOT / "LICENSE").read_text().split()
+    assert head[:4] == ["Apache", "License", "Version", "2.0,"]

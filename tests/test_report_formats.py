@@ -350,3 +350,59 @@ def test_every_format_shows_acknowledged_findings(fmt: str) -> None:
 def test_unknown_format_is_an_input_error() -> None:
     with pytest.raises(InputError, match="one of: text, json"):
         render(ACKNOWLEDGED, "yaml")
+
+
+# -- what a reviewer reads first (issue 10: a real pre-commit run on nova's api-ref) ------------
+
+def _gated(at: Version, location: Location | None = NEW_LOCATION) -> Finding:
+    finding = _finding(location=location)
+    return replace(finding, change=replace(finding.change, gated=at))
+
+
+def test_a_gated_change_without_the_bump_asks_for_the_bump() -> None:
+    """Gated at the next microversion, the maximum not raised: the document is right, only
+    the version file is missing; "visible to existing microversions" would be wrong."""
+    report = _report(_gated(Version(2, 6)),
+                     bookkeeping=Bookkeeping("2.5", "2.5", False, "2.6"))
+    text = render(report, "text")
+    assert "Yes, you need a microversion (max microversion 2.5 -> 2.5, not raised)" in text
+    assert ("not provided: the changes are gated on 2.6, but the maximum microversion is 2.5: "
+            "raise it to 2.6") in text
+    assert "visible to existing microversions" not in text
+    assert "required, not provided: the maximum is still 2.5" in render(report, "github")
+    # Not gated at all: visible to every client that asks for 2.5.
+    ungated = render(_report(_finding()), "text")
+    assert "not provided: these changes are visible to existing microversions" in ungated
+
+
+def test_the_header_names_the_version_file_and_the_released_maximum() -> None:
+    """Changes count from the released maximum (2.100) while the version file says 2.101:
+    the header says both, not "2.100 -> 2.101, bumped" for a file that did not move."""
+    report = _report(_gated(Version(2, 102)), old_version=Version(2, 100),
+                     new_version=Version(2, 101),
+                     bookkeeping=Bookkeeping("2.101", "2.101", False, "2.102"))
+    assert "(max microversion 2.101 -> 2.101, not raised; released 2.100)" in \
+        render(report, "text")
+    assert "version file: 2.101 -> 2.101 (not raised)" in render(report, "text")
+    assert "Max microversion 2.101 -> 2.101, not raised; released 2.100." in \
+        render(report, "markdown")
+
+
+def test_github_annotations_name_the_work_tree_file_of_git_inputs() -> None:
+    """`HEAD~1:api-ref/source/a.inc` is `api-ref/source/a.inc` in the checkout GitHub
+    annotates; warnings that name a file and line become annotations on it."""
+    report = _report(_finding(location=Location("3f2a9c1:api-ref/source/servers.inc", 36)),
+                     warnings=("origin/main:api-ref/source/a.inc:12: 2 sections document "
+                               "operation GET /x (also b.inc:4); merged",
+                               "the new maximum is below the old"))
+    lines = render(report, "github").splitlines()
+    assert lines[0].startswith("::error file=api-ref/source/servers.inc,line=36,")
+    assert lines[1] == ("::warning file=api-ref/source/a.inc,line=12,title=needs-microversion "
+                        "warning::2 sections document operation GET /x (also b.inc:4); merged")
+    assert lines[2] == "::warning title=needs-microversion warning::the new maximum is below " \
+                       "the old"
+    sarif = json.loads(render(report, "sarif"))
+    [result] = sarif["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
+        "api-ref/source/servers.inc"
+    assert 'file="api-ref/source/servers.inc"' in render(report, "junit")

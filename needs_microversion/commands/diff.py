@@ -15,7 +15,7 @@ from needs_microversion.compare import compare, with_lines
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
 from needs_microversion.errors import InputError
-from needs_microversion.judge import judge
+from needs_microversion.judge import judge, side_warnings
 from needs_microversion.load import load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
@@ -222,7 +222,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     report = judge(changes, replace(options, experimental_operations=experimental,
                                     gated_documents=bool(old.bounds or new.bounds)),
                    old=old.display, new=new.display, old_version=old.max_version,
-                   new_version=new.max_version, warnings=(*old.warnings, *new.warnings))
+                   new_version=new.max_version,
+                   warnings=side_warnings((old.display, old.warnings), (new.display, new.warnings)))
     return replace(report, evidence=evidence_lines(
         evidence, unmarked_documents=unmarked(old, new, evidence)))
 

@@ -90,7 +90,30 @@ class Report:
                     and self.new_version is not None
                     and self.old_version < gated <= self.new_version)
 
+    def shortfall(self, finding: Finding) -> str | None:
+        """Why a required change is not provided (None: it is)."""
+        if self.provided(finding):
+            return None
+        if self._above_old(finding.change.gated):
+            return f"the maximum is still {self.new_version}"
+        return "visible to existing microversions"
+
+    def unprovided(self) -> tuple[Finding, ...]:
+        """The required changes that make exit code 1."""
+        return tuple(f for f in self.findings
+                     if f.verdict == REQUIRED and not f.acknowledged and not self.provided(f))
+
+    def bump_missing(self) -> Version | None:
+        """The maximum the new one must reach when every unprovided change is gated above the
+        old maximum: the documents are right, only the version was not raised."""
+        gated = [f.change.gated for f in self.unprovided()]
+        if not gated or not all(self._above_old(g) for g in gated):
+            return None
+        return max(g for g in gated if g is not None)
+
+    def _above_old(self, gated: Version | None) -> bool:
+        return gated is not None and self.old_version is not None and gated > self.old_version
+
     @property
     def exit_code(self) -> int:
-        required = [f for f in self.findings if f.verdict == REQUIRED and not f.acknowledged]
-        return 1 if any(not self.provided(f) for f in required) else 0
+        return 1 if self.unprovided() else 0

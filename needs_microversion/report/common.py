@@ -3,6 +3,7 @@ same finding is an error in every format, or in none)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from needs_microversion.model.snapshot import Location
@@ -29,6 +30,34 @@ def headed(reports: Sequence[Labelled], heading: str, render_one: Callable[[Repo
                      f"{render_one(report).rstrip()}\n" for label, report in reports)
 
 
+def in_worktree(file: str) -> str:
+    """A file as the repository's work tree names it: `REV:PATH` (a git input) is PATH, so
+    that code scanning and annotations find it; a path on disk stays as it is."""
+    revision, colon, path = file.partition(":")
+    if not colon or not _REVISION.match(revision) or not path or path.startswith(("\\", "/")):
+        return file  # no revision: a drive letter (C:\...), a URL, a name holding a colon
+    return path
+
+
+# What a revision looks like (HEAD~1, origin/main, 3f2a9c1, stable/2024.1, or nothing: the
+# index); a drive letter is one character.
+_REVISION = re.compile(r"(?:|[\w.~^@{}/+-]{2,})$")
+
+
+def warning_place(warning: str) -> tuple[str, int | None, str] | None:
+    """(file, line, message) of a warning that starts with where it is (`FILE:LINE: ...`,
+    `REV:FILE:LINE: ...`, `FILE: ...`); None for a warning about no file."""
+    match = _PLACED.match(warning)
+    if match is None:
+        return None
+    line = match.group("line")
+    return in_worktree(match.group("file")), int(line) if line else None, match.group("text")
+
+
+_PLACED = re.compile(r"(?P<file>[^\s:]+(?::[^\s:]+)?\.[A-Za-z0-9]+)(?::(?P<line>\d+))?: "
+                     r"(?P<text>.+)", re.DOTALL)
+
+
 def location(finding: Finding) -> Location | None:
     """Where the change is written: the new document, or the old one for a removal."""
     return finding.change.new_location or finding.change.old_location
@@ -46,6 +75,10 @@ def severity(report: Report, finding: Finding) -> str:
 def gating(report: Report) -> tuple[str, str]:
     """For a `required` verdict: whether the microversion is provided, and what that means."""
     if report.exit_code:
+        top = report.bump_missing()
+        if top is not None:
+            return "not provided", (f"the changes are gated on {top}, but the maximum "
+                                    f"microversion is {report.new_version}: raise it to {top}")
         return "not provided", "these changes are visible to existing microversions"
     if any(f.verdict == REQUIRED and f.acknowledged and not report.provided(f)
            for f in report.findings):
@@ -53,11 +86,29 @@ def gating(report: Report) -> tuple[str, str]:
     return "provided", "every required change is gated on a new microversion"
 
 
+def maxima(report: Report) -> str | None:
+    """The maximum microversion at both sides, as the version file says when it was read;
+    changes count from the released maximum when the old one is not released yet."""
+    books = report.bookkeeping
+    if books is not None and books.old_max is not None and books.new_max is not None:
+        went = "not raised" if books.old_max == books.new_max else "raised"
+        text = f"max microversion {books.old_max} -> {books.new_max}, {went}"
+        if report.old_version is not None and str(report.old_version) != books.old_max:
+            text += f"; released {report.old_version}"
+        return text
+    if report.old_version is None and report.new_version is None:
+        return None
+    bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[report.bumped]
+    return f"max microversion {report.old_version} -> {report.new_version}, {bumped}"
+
+
 def standing(report: Report, finding: Finding) -> str:
     """The verdict with what became of it: `required, provided`, `required, acknowledged: why`."""
     parts: list[str] = [finding.verdict]
     if finding.verdict == REQUIRED:
-        parts.append("provided" if report.provided(finding) else "not provided")
+        short = report.shortfall(finding)
+        parts.append("provided" if not short else "not provided" if finding.acknowledged
+                     else f"not provided: {short}")
     if finding.acknowledged:
         parts.append(f"acknowledged: {finding.acknowledged}")
     return ", ".join(parts)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report.common import ERROR, WARNING, Labelled, location, severity, standing
+from needs_microversion.report.common import (
+    ERROR, WARNING, Labelled, in_worktree, location, maxima, severity, standing, warning_place)
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
 
@@ -23,8 +24,7 @@ def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool |
 
 def render_github(report: Report) -> str:
     lines = [_annotation(report, finding) for finding in report.findings]
-    lines += [_command("warning", {"title": "needs-microversion warning"}, warning)
-              for warning in report.warnings]
+    lines += [_warning(warning) for warning in report.warnings]
     lines += [_command("notice", {"title": "needs-microversion note"}, note)
               for note in report.notes]
     lines += [_command("notice", {"title": "needs-microversion evidence"}, item)
@@ -37,7 +37,7 @@ def _annotation(report: Report, finding: Finding) -> str:
     properties: dict[str, str] = {}
     where = location(finding)
     if where is not None:
-        properties["file"] = where.file
+        properties["file"] = in_worktree(where.file)
         if where.line:
             properties["line"] = str(where.line)
     properties["title"] = f"{finding.id}: {finding.question}"
@@ -47,10 +47,22 @@ def _annotation(report: Report, finding: Finding) -> str:
     return _command(_COMMAND.get(severity(report, finding), "notice"), properties, message)
 
 
+def _warning(warning: str) -> str:
+    """A warning about a file is annotated on it (and its line), like a finding."""
+    properties = {"title": "needs-microversion warning"}
+    place = warning_place(warning)
+    if place is None:
+        return _command("warning", properties, warning)
+    file, line, text = place
+    properties = {"file": file, **({"line": str(line)} if line else {}), **properties}
+    return _command("warning", properties, text)
+
+
 def _verdict(report: Report) -> str:
     text = CHART_WORDS[report.verdict]
-    if report.old_version is not None or report.new_version is not None:
-        text += f" (max microversion {report.old_version} -> {report.new_version})"
+    versions = maxima(report)
+    if versions:
+        text += f" ({versions})"
     counts: dict[str, int] = {}
     for finding in report.findings:
         level = severity(report, finding)

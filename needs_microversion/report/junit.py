@@ -11,7 +11,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report.common import ERROR, Labelled, location, severity, standing
+from needs_microversion.report.common import (
+    ERROR, Labelled, in_worktree, location, severity, standing)
 
 # XML 1.0 cannot carry these at all, escaped or not; documents can hold them in strings.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -68,7 +69,7 @@ def _testcase(suite: ET.Element, report: Report, finding: Finding, outcome: str)
     where = location(finding)
     if where is not None:
         # Not in the JUnit schema, but read by the report viewers that link to code.
-        attributes["file"] = _xml(where.file)
+        attributes["file"] = _xml(in_worktree(where.file))
         if where.line:
             attributes["line"] = str(where.line)
     case = ET.SubElement(suite, "testcase", attributes)

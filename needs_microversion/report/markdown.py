@@ -6,7 +6,8 @@ import re
 from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, REQUIRED, Report
-from needs_microversion.report.common import Labelled, alone, gating, headed, location, standing
+from needs_microversion.report.common import (
+    Labelled, alone, gating, headed, location, maxima, standing)
 
 # Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
 # (`|` ends a table cell, even inside backticks in GFM).
@@ -60,10 +61,9 @@ def render_markdown(report: Report) -> str:
 
 def _summary(report: Report) -> str:
     parts = []
-    if report.old_version is not None or report.new_version is not None:
-        bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[report.bumped]
-        parts.append(f"Max microversion {report.old_version} -> {report.new_version} "
-                     f"({bumped}).")
+    text = maxima(report)
+    if text:
+        parts.append(f"{text[0].upper()}{text[1:]}.")
     if report.verdict == REQUIRED:
         state, meaning = gating(report)
         parts.append(f"**{state.capitalize()}**: {meaning}.")

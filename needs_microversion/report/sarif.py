@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from needs_microversion import __version__
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report.common import Labelled, location, severity, standing
+from needs_microversion.report.common import Labelled, in_worktree, location, severity, standing
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Rule
 
@@ -119,7 +119,7 @@ def _result(report: Report, finding: Finding, index: dict[str, int]) -> dict[str
         result["ruleIndex"] = index[finding.rule]
     where = location(finding)
     if where is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(where.file)}}
+        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(in_worktree(where.file))}}
         if where.line:
             physical["region"] = {"startLine": where.line}
         result["locations"] = [{"physicalLocation": physical}]

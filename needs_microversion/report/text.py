@@ -7,12 +7,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from needs_microversion.rules import walk
-
-from needs_microversion.model.verdict import CHART_WORDS, Report
+from needs_microversion.model.verdict import CHART_WORDS, NOT_REQUIRED, REQUIRED, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, alone, gating, headed, location, severity)
-from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED
+    ERROR, WARNING, Labelled, alone, gating, headed, location, maxima, severity)
+from needs_microversion.rules import walk
 
 _RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
 _SEVERITY_COLOUR = {ERROR: _RED, WARNING: _YELLOW}
@@ -77,9 +75,11 @@ def _bookkeeping(report: Report) -> list[str]:
     books = report.bookkeeping
     if books is None:
         return []
-    went = {True: "up by one", False: "not up by exactly one", None: "unknown"}
-    lines = ["", f"version file: {books.old_max} -> {books.new_max} "
-             f"({went[books.bumped_by_one]})"]
+    went = {True: "up by one", False: "not up by exactly one", None: "unknown"}[
+        books.bumped_by_one]
+    if books.old_max is not None and books.old_max == books.new_max:
+        went = "not raised"
+    lines = ["", f"version file: {books.old_max} -> {books.new_max} ({went})"]
     if books.next_version:
         lines.append(f"next microversion: {books.next_version}")
     mark = {True: "[x]", False: "[ ]", None: "[?]"}
@@ -102,7 +102,5 @@ def _painter(enabled: bool) -> Callable[[str, str], str]:
 
 
 def _versions(report: Report) -> str:
-    if report.old_version is None and report.new_version is None:
-        return ""
-    bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[report.bumped]
-    return f" (max microversion {report.old_version} -> {report.new_version}, {bumped})"
+    text = maxima(report)
+    return f" ({text})" if text else ""
