@@ -7,6 +7,7 @@ maximum is gated at the version where it first appears.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
@@ -105,7 +106,7 @@ class Comparer:
             out.append(op.change("request-body", "changed", "required", old=a.request_required,
                                  new=b.request_required, old_location=a.location,
                                  new_location=b.location))
-        out += self.diff_responses(op, a.responses, b.responses, va, vb)
+        out += self.diff_responses(op, a.responses, b.responses, va, vb, b.description)
         if a.security != b.security:
             out.append(op.change("security", "changed", old=sorted(a.security),
                                  new=sorted(b.security), old_location=a.location,
@@ -192,7 +193,8 @@ class Comparer:
         return out
 
     def diff_responses(self, op: _OpContext, old: Mapping[str, Response],
-                       new: Mapping[str, Response], va: Version, vb: Version) -> list[Change]:
+                       new: Mapping[str, Response], va: Version, vb: Version,
+                       documentation: str = "") -> list[Change]:
         out: list[Change] = []
         for status in sorted(set(old) | set(new)):
             since = self.since(new[status].versions if status in new else None, vb)
@@ -200,10 +202,13 @@ class Comparer:
             if a is None and b is None:
                 continue
             if a is None or b is None:
+                gone = status == "410" and b is not None and _retired(
+                    new, vb, f"{documentation}\n{b.description}")
                 out.append(op.change("status-code", "added" if a is None else "removed",
                                      status=status, old=a and status, new=b and status,
                                      old_location=a and a.location,
-                                     new_location=b and b.location, since=since))
+                                     new_location=b and b.location, since=since,
+                                     detail=gone or ""))
                 continue
             out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
                                         {("header", k): v for k, v in b.headers.items()}, va, vb,
@@ -211,6 +216,25 @@ class Comparer:
             out += self.diff_content(op, "response", a.content, b.content, va, vb, status)
         return out
 
+
+
+def _retired(responses: Mapping[str, Response], version: Version, documentation: str) -> str:
+    """Why a 410 Gone newly documented retires the operation ("" when it does not): no
+    success code is left at that version, or its documentation says it was removed (nova
+    keeps the codes of an API it moved to "Obsolete APIs" and writes "They were removed in
+    the 18.0.0 Rocky release")."""
+    if not any(code.startswith("2") and _at(r, version) is not None
+               for code, r in responses.items()):
+        return "retired: no success code is left"
+    if _REMOVED.search(documentation):
+        return "retired: documented as removed"
+    return ""
+
+
+_REMOVED = re.compile(
+    r"\b(?:apis?|they|these|this|it|extensions?|operations?|resources?|calls?)\s+(?:\w+\s+)?"
+    r"(?:was|were|has been|have been|is|are)\s+(?:now\s+)?(?:removed|retired)\b|\bobsolete\b",
+    re.IGNORECASE)
 
 
 class _OpContext:

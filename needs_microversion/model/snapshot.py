@@ -97,6 +97,7 @@ class Response:
     headers: Mapping[str, Parameter]  # lower-cased name -> header
     content: Mapping[str, RawSchema | None]  # media type -> schema
     location: Location
+    description: str = ""  # documentation: read only to tell an API retired (410 Gone)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ class Context:
     new_max: Version | None = None
     # Elements whose new entry starts at an already released microversion -> that version.
     documented_late: Mapping[tuple[Any, ...], Version] = field(default_factory=dict)
+    # Operations a 410 Gone retires at every version (compare tells why in `detail`).
+    retired: frozenset[OpKey] = field(default=frozenset())
 
     @classmethod
     def build(cls, options: Options, changes: Iterable[Change],
@@ -57,7 +59,10 @@ class Context:
         late = {element(c): c.since for c in changes
                 if c.since is not None and c.gated is None and old_max is not None
                 and FLOOR < c.since <= old_max}
-        return cls(options, fixed, old_max, new_max, late)
+        retired = frozenset(c.op_key for c in changes if c.area == "status-code"
+                            and c.kind == "added" and c.status == "410" and c.gated is None
+                            and c.detail.startswith("retired"))
+        return cls(options, fixed, old_max, new_max, late, retired)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""

@@ -18,7 +18,9 @@ class ResourceUrl(Rule):
         versions must get 404 (or 405) for what did not exist (chart question 6).
 
     Example
-        Adding `GET /clusters/{cluster_id}/foo`, or a new `POST` on an existing URL.
+        Adding `GET /clusters/{cluster_id}/foo`, or a new `POST` on an existing URL. OpenAPI
+        3.1 webhooks and operations' callbacks are requests the API makes and clients serve:
+        one added or removed counts the same (`POST webhook newPet`).
 
     No microversion needed when
         Only a path parameter's name changes, or the path's documentation.

@@ -23,10 +23,13 @@ class StatusCode(Rule):
     No microversion needed when
         A 400, 403, 404 or 415 is newly documented (nova footnote f2: validation, policy,
         missing resources and content types can always produce them). A 410 Gone newly
-        documented at every microversion retires the API: nova removes an obsolete API at
-        all versions at once (os-fixed-ips, os-networks after nova-network went) and moves
-        it to "Obsolete APIs"; that is a removal under the deprecation policy, which the
-        report names, not a microversion. A 500/503 fixed is question 2.
+        documented at every microversion retires the API when no success code is left, or
+        when the documentation says the API was removed (nova removes an obsolete API at all
+        versions at once, os-fixed-ips and os-networks after nova-network went, moves it to
+        "Obsolete APIs" and writes "They were removed in the 18.0.0 Rocky release"): that is
+        a removal under the deprecation policy, which the report names, not a microversion;
+        the codes it stops returning go with it. A 410 next to a success code the operation
+        keeps, with no such words, is a new status code. A 500/503 fixed is question 2.
 
     Options
         `--no-exempt-error-codes` turns the f2 exemption off (cinder and manila have none);
@@ -47,11 +50,13 @@ class StatusCode(Rule):
             return self.finding("error-code-exempt", NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.status} may always be returned "
                                 "(footnote f2)")
-        if (change.kind == "added" and change.status == "410" and change.gated is None
-                and context.options.retired_api_exemption):
+        if (change.op_key in context.retired and change.gated is None
+                and context.options.retired_api_exemption
+                and (change.status == "410" or change.kind == "removed")):
+            why = change.detail.partition(": ")[2] or "its responses go with it"
             return self.finding("api-retired", NOT_REQUIRED, change,
                                 f"{describe(change)}: the API is retired at every "
-                                "microversion (410 Gone); review it as a removal under the "
-                                "deprecation policy")
+                                f"microversion (410 Gone; {why}); review it as a removal under "
+                                "the deprecation policy")
         finding = "status-code-added" if change.kind == "added" else "status-code-removed"
         return self.finding(finding, REQUIRED, change, describe(change))
