@@ -109,14 +109,16 @@ def _validator_ready() -> None:
     """Import the validator and its schemas, so that a forked child reads nothing new."""
     import mimetypes
 
-    from openapi_spec_validator.validation import validators  # noqa: F401
-
     # The validator reads its own schemas through urllib, which loads the system's MIME
     # tables (/etc/mime.types...) on first use: give it the built-in table instead, so no
     # file outside the installation and the document's tree is opened.
     if getattr(mimetypes, "_db", True) is None:
         mimetypes.inited = True
         mimetypes._db = mimetypes.MimeTypes()  # type: ignore[attr-defined]
+
+    from needs_microversion.loaders.openapi import spec_validators
+
+    spec_validators.ready()
 
 
 def problems(doc: Document, resolver: RefResolver) -> list[str]:
@@ -129,19 +131,14 @@ def problems(doc: Document, resolver: RefResolver) -> list[str]:
     """
     from jsonschema_path import SchemaPath
     from jsonschema_path.accessors import SchemaAccessor
-    from openapi_spec_validator.validation import validators
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
+    from needs_microversion.loaders.openapi.spec_validators import spec_validator_for
+
     _validator_ready()
     data: Any = doc.data
-    cls: Any  # the three validator classes share no declared base
-    if "swagger" in data:
-        cls = validators.OpenAPIV2SpecValidator
-    elif str(data.get("openapi", "")).startswith("3.1"):
-        cls = validators.OpenAPIV31SpecValidator
-    else:
-        cls = validators.OpenAPIV30SpecValidator
+    cls = spec_validator_for(data)
 
     def retrieve(uri: str) -> Any:
         return DRAFT202012.create_resource(resolver.document_at(uri).data)

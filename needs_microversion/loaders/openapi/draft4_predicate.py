@@ -1,0 +1,306 @@
+"""A draft-04 JSON Schema compiled into one yes/no function: is an instance valid?
+
+jsonschema's `Draft4Validator` spends most of a validated run building an error tree for
+documents that almost always have no error (a new validator object per step, a generator per
+keyword). A compiled predicate answers the same yes/no question an order of magnitude faster;
+only when it says "no" (or fails) does the caller ask jsonschema for the errors, so the
+problems reported are jsonschema's own.
+
+Exactness is by construction: each keyword that `Draft4Validator` knows is either compiled
+here with its semantics (type checks as its type checker, `$ref` ignoring its siblings,
+patterns with `re.search`, equality as `jsonschema._utils.equal`) or makes the schema
+`Unsupported`, and the caller keeps jsonschema alone. Keywords it does not know are
+annotations to it and to us alike.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+from jsonschema import _utils
+from jsonschema.validators import Draft4Validator
+
+Predicate = Callable[[Any], bool]
+
+# Keywords with no say on validity (annotations) that Draft4Validator also treats so.
+_DRAFT4_KEYWORDS = frozenset(Draft4Validator.VALIDATORS)
+
+
+class Unsupported(Exception):
+    """The schema uses something this compiler does not reproduce exactly."""
+
+
+def _is_object(x: Any) -> bool:
+    return isinstance(x, dict)
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, list)
+
+
+def _is_string(x: Any) -> bool:
+    return isinstance(x, str)
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, bool)
+
+
+def _is_null(x: Any) -> bool:
+    return x is None
+
+
+def _is_integer(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, bool)
+
+
+# Draft 4's type checker (jsonschema._types.draft4_type_checker), type by type.
+_TYPES: dict[str, Predicate] = {
+    "object": _is_object, "array": _is_array, "string": _is_string, "boolean": _is_bool,
+    "null": _is_null, "integer": _is_integer, "number": _is_number,
+}
+
+
+def compile_draft4(validator: Any) -> Predicate:
+    """The predicate of a jsonschema `Draft4Validator` instance (its schema, its registry
+    for `$ref`s, its format checker); `Unsupported` for anything else."""
+    cls = validator.__class__  # not type(): the validator may be a lazy proxy
+    if cls is not Draft4Validator:
+        raise Unsupported(f"not a draft-04 validator: {cls.__name__}")
+    schema = validator.schema
+    base = schema.get("id", "") if isinstance(schema, dict) else ""
+    return _Compiler(validator.format_checker).node(schema, validator._resolver, base)
+
+
+class _Compiler:
+    def __init__(self, format_checker: Any) -> None:
+        self.format_checker = format_checker
+        self.refs: dict[str, list[Predicate]] = {}  # absolute URI -> cell (recursion)
+
+    def node(self, schema: Any, resolver: Any, base: str) -> Predicate:
+        if schema is True:
+            return _always
+        if schema is False:
+            return _never
+        if not isinstance(schema, dict):
+            raise Unsupported(f"not a schema: {schema!r:.60}")
+        if schema.get("$ref") is not None:  # draft 4: siblings of $ref are ignored
+            return self.ref(schema["$ref"], resolver, base)
+        nested_id = schema.get("id")
+        if isinstance(nested_id, str) and urldefrag(nested_id).url != urldefrag(base).url:
+            raise Unsupported("a nested id changes the resolution scope")
+        checks = [self.keyword(k, v, schema, resolver, base) for k, v in schema.items()
+                  if k in _DRAFT4_KEYWORDS]
+        checks = [c for c in checks if c is not _always]
+        if not checks:
+            return _always
+        if len(checks) == 1:
+            return checks[0]
+
+        def every(x: Any) -> bool:
+            for check in checks:
+                if not check(x):
+                    return False
+            return True
+
+        return every
+
+    def ref(self, ref: str, resolver: Any, base: str) -> Predicate:
+        uri = urljoin(base, ref)
+        cell = self.refs.get(uri)
+        if cell is None:
+            cell = self.refs[uri] = []
+            resolved = resolver.lookup(ref)
+            cell.append(self.node(resolved.contents, resolved.resolver, urldefrag(uri).url))
+        return lambda x: cell[0](x)
+
+    def subschemas(self, value: Any, resolver: Any, base: str) -> list[Predicate]:
+        if not isinstance(value, list):
+            raise Unsupported("a list of schemas expected")
+        return [self.node(s, resolver, base) for s in value]
+
+    def keyword(self, key: str, value: Any, schema: dict[str, Any], resolver: Any,
+                base: str) -> Predicate:
+        make = getattr(self, "k_" + key, None)
+        if make is None:
+            if key == "exclusiveMinimum" or key == "exclusiveMaximum":
+                return _always  # read by minimum/maximum
+            raise Unsupported(f"keyword {key}")
+        return make(value, schema, resolver, base)  # type: ignore[no-any-return]
+
+    def k_type(self, value: Any, *_: Any) -> Predicate:
+        names = [value] if isinstance(value, str) else value
+        try:
+            tests = [_TYPES[n] for n in names]
+        except (KeyError, TypeError) as exc:
+            raise Unsupported(f"type {value!r}") from exc
+        if len(tests) == 1:
+            return tests[0]
+        return lambda x: any(t(x) for t in tests)
+
+    def k_properties(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        props = [(name, self.node(sub, resolver, base)) for name, sub in value.items()]
+
+        def properties(x: Any) -> bool:
+            if isinstance(x, dict):
+                for name, check in props:
+                    if name in x and not check(x[name]):
+                        return False
+            return True
+
+        return properties
+
+    def k_patternProperties(self, value: Any, _s: Any, resolver: Any, base: str
+                            ) -> Predicate:
+        pats = [(re.compile(p), self.node(sub, resolver, base)) for p, sub in value.items()]
+
+        def pattern_properties(x: Any) -> bool:
+            if isinstance(x, dict):
+                for pattern, check in pats:
+                    for k, v in x.items():
+                        if pattern.search(k) and not check(v):
+                            return False
+            return True
+
+        return pattern_properties
+
+    def k_additionalProperties(self, value: Any, schema: dict[str, Any], resolver: Any,
+                               base: str) -> Predicate:
+        known = schema.get("properties", {})
+        joined = "|".join(schema.get("patternProperties", {}))
+        search = re.compile(joined).search if joined else None
+        check = None if isinstance(value, bool) else self.node(value, resolver, base)
+        if check is None and value:
+            return _always
+
+        def additional_properties(x: Any) -> bool:
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if k in known or (search is not None and search(k)):
+                        continue
+                    if check is None or not check(v):
+                        return False
+            return True
+
+        return additional_properties
+
+    def k_required(self, value: Any, *_: Any) -> Predicate:
+        names = list(value)
+        return lambda x: not isinstance(x, dict) or all(n in x for n in names)
+
+    def k_enum(self, value: Any, *_: Any) -> Predicate:
+        if all(isinstance(e, str) for e in value):
+            strings = frozenset(value)
+            return lambda x: isinstance(x, str) and x in strings
+        options = list(value)
+        return lambda x: any(_utils.equal(e, x) for e in options)
+
+    def k_items(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        if isinstance(value, dict):
+            check = self.node(value, resolver, base)
+            return lambda x: not isinstance(x, list) or all(check(i) for i in x)
+        checks = self.subschemas(value, resolver, base)
+        return lambda x: not isinstance(x, list) or all(
+            c(i) for c, i in zip(checks, x, strict=False))  # as many as both have
+
+    def k_additionalItems(self, value: Any, schema: dict[str, Any], resolver: Any,
+                          base: str) -> Predicate:
+        items = schema.get("items", {})
+        if isinstance(items, dict):
+            return _always
+        n = len(items)
+        if isinstance(value, dict):
+            check = self.node(value, resolver, base)
+            return lambda x: not isinstance(x, list) or all(check(i) for i in x[n:])
+        if value:
+            return _always
+        return lambda x: not isinstance(x, list) or len(x) <= n
+
+    def k_allOf(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        checks = self.subschemas(value, resolver, base)
+        return lambda x: all(c(x) for c in checks)
+
+    def k_anyOf(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        checks = self.subschemas(value, resolver, base)
+        return lambda x: any(c(x) for c in checks)
+
+    def k_oneOf(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        checks = self.subschemas(value, resolver, base)
+        return lambda x: sum(1 for c in checks if c(x)) == 1
+
+    def k_not(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        check = self.node(value, resolver, base)
+        return lambda x: not check(x)
+
+    def k_dependencies(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
+        deps: list[tuple[str, Predicate]] = []
+        for prop, dep in value.items():
+            if isinstance(dep, list):
+                deps.append((prop, _has_all(list(dep))))
+            else:
+                deps.append((prop, self.node(dep, resolver, base)))
+        return lambda x: not isinstance(x, dict) or all(
+            check(x) for prop, check in deps if prop in x)
+
+    def k_pattern(self, value: Any, *_: Any) -> Predicate:
+        search = re.compile(value).search
+        return lambda x: not isinstance(x, str) or search(x) is not None
+
+    def k_format(self, value: Any, *_: Any) -> Predicate:
+        checker = self.format_checker
+        if checker is None or value not in checker.checkers:
+            return _always
+        return lambda x: bool(checker.conforms(x, value))
+
+    def k_uniqueItems(self, value: Any, *_: Any) -> Predicate:
+        if not value:
+            return _always
+        return lambda x: not isinstance(x, list) or bool(_utils.uniq(x))
+
+    def k_minimum(self, value: Any, schema: dict[str, Any], *_: Any) -> Predicate:
+        if schema.get("exclusiveMinimum", False):
+            return lambda x: not _is_number(x) or x > value
+        return lambda x: not _is_number(x) or x >= value
+
+    def k_maximum(self, value: Any, schema: dict[str, Any], *_: Any) -> Predicate:
+        if schema.get("exclusiveMaximum", False):
+            return lambda x: not _is_number(x) or x < value
+        return lambda x: not _is_number(x) or x <= value
+
+    def k_minItems(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, list) or len(x) >= value
+
+    def k_maxItems(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, list) or len(x) <= value
+
+    def k_minLength(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, str) or len(x) >= value
+
+    def k_maxLength(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, str) or len(x) <= value
+
+    def k_minProperties(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, dict) or len(x) >= value
+
+    def k_maxProperties(self, value: Any, *_: Any) -> Predicate:
+        return lambda x: not isinstance(x, dict) or len(x) <= value
+
+
+def _has_all(names: list[Any]) -> Predicate:
+    return lambda x: all(n in x for n in names)
+
+
+def _always(x: Any) -> bool:
+    return True
+
+
+def _never(x: Any) -> bool:
+    return False
