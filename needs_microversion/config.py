@@ -52,7 +52,6 @@ import datetime
 import fnmatch
 import os
 import re
-import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -215,18 +214,12 @@ def parse_claim(text: str, where: str = "--silent-failure", file: str | None = N
 # -- reading ---------------------------------------------------------------------------------
 def _read(path: Path) -> str:
     """A configuration file, bounded: a regular file of at most MAX_CONFIG_BYTES."""
+    from needs_microversion.documents.document import read_bounded
+
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError("is not a regular file", _display(path))
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise InputError(f"is larger than {MAX_CONFIG_BYTES // 2**10} KiB", _display(path))
-        with open(path, "rb") as handle:
-            return handle.read(MAX_CONFIG_BYTES + 1).decode("utf-8")
+        return read_bounded(path, _display(path), MAX_CONFIG_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text", _display(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", _display(path)) from None
 
 
 def _toml_table(text: str, display: str) -> dict[str, Any] | None:

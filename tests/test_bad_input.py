@@ -153,3 +153,78 @@ def test_a_node_merged_twice_is_no_duplicate(tmp_path: Path, run_cli) -> None:
                    + OPENAPI_HEAD + "paths: {}\n")
     code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
     assert code == 0, err
+
+
+# -- bounds: each one an exit 2 with one line naming the file and the limit, quickly -------
+
+def _ops_json(count: int) -> str:
+    import json
+
+    paths = {f"/r{i}": {"get": {"responses": {"200": {"description": "ok"}}}}
+             for i in range(count)}
+    return json.dumps({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+                       "paths": paths})
+
+
+BOUNDS: dict[str, tuple[Callable[[], str], str]] = {
+    # 100,000 operations took ~50 s and 0.6 GB compared with themselves
+    "operations": (lambda: _ops_json(10_001), "more than 10000 operations"),
+    # PyYAML composes ~400 bytes per node: counted before anything is composed
+    "yaml-nodes": (lambda: OPENAPI_HEAD + "paths: {}\nx:\n" + "- {}\n" * 500_001,
+                   "more than 500000 YAML nodes"),
+    # json.loads would make them all first (21 million `{}` are 1.3 GB)
+    "json-values": (lambda: '{"openapi": "3.0.3", "x": [' + "{}," * 1_000_000 + "{}]}",
+                    "more than 1000000 values"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+@pytest.mark.parametrize("mode", ["--validate", "--no-validate"])
+def test_a_bound_is_one_line_naming_the_limit(name: str, mode: str, tmp_path: Path,
+                                              run_cli) -> None:
+    import time
+
+    make, message = BOUNDS[name]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(make())
+    start = time.perf_counter()
+    code, _, err = run_cli("diff", str(bad), str(bad), mode)
+    assert code == 2 and err.count("\n") == 1 and message in err and str(bad) in err, err
+    assert time.perf_counter() - start < 20
+
+
+def test_operations_behind_refs_count_too(tmp_path: Path, run_cli, monkeypatch) -> None:
+    from needs_microversion.loaders.openapi import builder
+
+    monkeypatch.setattr(builder, "MAX_OPERATIONS", 3)
+    doc = tmp_path / "doc.yaml"
+    doc.write_text(OPENAPI_HEAD + "paths:\n  /a: {$ref: '#/components/x-items/a'}\n"
+                   "  /b: {$ref: '#/components/x-items/a'}\ncomponents:\n  x-items:\n"
+                   "    a: {get: {responses: {'200': {description: ok}}},\n"
+                   "        put: {responses: {'200': {description: ok}}}}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate")
+    assert code == 2 and "more than 3 operations" in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "too-large"])
+def test_a_document_that_is_no_regular_file(tmp_path: Path, run_cli, kind: str,
+                                            monkeypatch) -> None:
+    """Type and size are checked on the opened file: a FIFO is never read (it would block)."""
+    import os
+
+    from needs_microversion.documents import document
+
+    bad = tmp_path / "bad.yaml"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    elif kind == "device":
+        bad.symlink_to(os.devnull)
+    else:
+        monkeypatch.setattr(document, "MAX_BYTES", 200)
+        bad.write_text(OPENAPI_HEAD + "paths: {}\n" + "#" * 200 + "\n")
+    good = tmp_path / "good.yaml"
+    good.write_text(OPENAPI_HEAD + "paths: {}\n")
+    code, _, err = run_cli("diff", str(good), str(bad), "--no-validate")
+    assert code == 2 and err.count("\n") == 1 and str(bad) in err, err
+    assert ("larger than 200 bytes (the limit)" if kind == "too-large"
+            else "not a regular file") in err

@@ -114,3 +114,103 @@ def test_a_pattern_label_with_a_comma(tmp_path: Path, run_cli) -> None:
         code, out, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
                                  "--no-validate", "--format", fmt)
         assert code == 1 and out and "Traceback" not in err, (fmt, err)
+
+
+def _tree(root: Path, parameters: str, operations: int = 1) -> Path:
+    tree = root / "api-ref" / "source"
+    tree.mkdir(parents=True)
+    (root / ".git").mkdir()
+    (tree / "index.rst").write_text(".. include:: s.inc\n")
+    (tree / "s.inc").write_text("S\n=\n\n" + "".join(
+        f"L{i}\n---\n\n.. rest_method:: GET /s{i}\n\n.. rest_parameters:: parameters.yaml\n\n"
+        f"  - a: a\n\n" for i in range(operations)))
+    (tree / "parameters.yaml").write_text(parameters)
+    return tree
+
+
+@pytest.mark.parametrize("name, text, message", [
+    # PyYAML's C composer recursed per level: a segmentation fault
+    ("deep", "a: {in: body}\nx: " + "[" * 200_000 + "]" * 200_000 + "\n",
+     "nested more than 500 levels deep"),
+    # merges copy key lists before any data exists: 60 s and 1.3 GB, then killed
+    ("merge-bomb", "a0: &a0 {k0: 1, k1: 2, k2: 3, k3: 4, k4: 5, k5: 6, k6: 7, k7: 8}\n" + "".join(
+        f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 10)}]}}\n" for i in range(1, 30)),
+     "merges expand to more than"),
+], ids=["deep", "merge-bomb"])
+def test_a_hostile_parameters_file(tmp_path: Path, run_cli, name: str, text: str,
+                                   message: str) -> None:
+    """parameters.yaml is read with the documents' loader: bounded depth, aliases, merges."""
+    tree = _tree(tmp_path, text)
+    code, _, err = run_cli("diff", str(tree), str(tree), "--no-validate")
+    one_line(code, err)
+    assert message in err and "parameters.yaml" in err
+
+
+def test_a_parameters_file_may_repeat_a_key(tmp_path: Path, run_cli) -> None:
+    tree = _tree(tmp_path, "a: {in: body, type: string}\na: {in: body, type: integer}\n")
+    code, _, err = run_cli("diff", str(tree), str(tree), "--no-validate")
+    assert code == 0 and "parameters.yaml:2: duplicate key 'a'" in err, err
+
+
+def test_api_ref_operations_are_bounded(tmp_path: Path, run_cli, monkeypatch) -> None:
+    from needs_microversion.loaders.apiref import reader
+
+    monkeypatch.setattr(reader, "MAX_OPERATIONS", 5)
+    tree = _tree(tmp_path, "a: {in: body, type: string}\n", operations=6)
+    code, _, err = run_cli("diff", str(tree), str(tree), "--no-validate")
+    one_line(code, err)
+    assert "more than 5 operations (the limit)" in err and str(tree) in err
+
+
+@pytest.mark.parametrize("limit", ["MAX_FILE_BYTES", "MAX_TREE_BYTES"])
+def test_api_ref_reads_are_bounded(tmp_path: Path, run_cli, monkeypatch, limit: str) -> None:
+    from needs_microversion.loaders.apiref import tree as tree_module
+
+    monkeypatch.setattr(tree_module, limit, 300)
+    tree = _tree(tmp_path, "a: {in: body, type: string, description: " + "x" * 400 + "}\n")
+    code, _, err = run_cli("diff", str(tree), str(tree), "--no-validate")
+    one_line(code, err)
+    assert str(tree) in err and ("larger than 300 bytes" in err if limit == "MAX_FILE_BYTES"
+                                 else "add up to more than 300 bytes" in err), err
+
+
+@pytest.mark.parametrize("name", ["parameters.yaml", "sample.json", "more.inc"])
+def test_api_ref_files_that_are_fifos_are_never_read(tmp_path: Path, run_cli,
+                                                     name: str) -> None:
+    """Opening a FIFO for reading blocks until a writer comes: the run would never end."""
+    import os
+
+    tree = _tree(tmp_path, "a: {in: body, type: string}\n")
+    (tree / "s.inc").write_text((tree / "s.inc").read_text() + ".. include:: more.inc\n\n"
+                                ".. literalinclude:: sample.json\n")
+    if name != "parameters.yaml":
+        (tree / "sample.json" if name == "more.inc" else tree / "more.inc").write_text("\n")
+    (tree / name).unlink(missing_ok=True)
+    os.mkfifo(tree / name)
+    code, _, err = run_cli("diff", str(tree), str(tree), "--no-validate")
+    assert code in (0, 1) and "Traceback" not in err, err
+
+
+def test_a_configuration_that_is_a_fifo(tmp_path: Path, run_cli) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "c.yaml")
+    (tmp_path / "a.yaml").write_text(GOOD)
+    code, _, err = run_cli("diff", str(tmp_path / "a.yaml"), str(tmp_path / "a.yaml"),
+                           "--no-validate", "--config", str(tmp_path / "c.yaml"))
+    one_line(code, err)
+    assert "c.yaml" in err
+
+
+@pytest.mark.parametrize("mode", ["--validate", "--no-validate"])
+def test_a_ref_to_null_in_a_parameter_schema(tmp_path: Path, run_cli, mode: str) -> None:
+    """Found by the fuzzer: a body parameter whose schema `$ref` leads to `null` crashed
+    reading its `x-openstack` bounds (the operation is built when it is compared)."""
+    (tmp_path / "old.yaml").write_text("swagger: '2.0'\ninfo: {title: k, version: '1.0'}\n"
+                                       "paths: {}\n")
+    (tmp_path / "new.yaml").write_text(
+        "swagger: '2.0'\ninfo: {title: k, version: '1.0'}\npaths:\n  /pods:\n    post:\n"
+        "      parameters:\n      - {name: body, in: body, schema: {$ref: '#/definitions/Pod'}}\n"
+        "      responses: {'201': {description: made}}\ndefinitions:\n  Pod: null\n")
+    code, _, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"), mode)
+    assert code == 1 and "Traceback" not in err, err

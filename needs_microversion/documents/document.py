@@ -26,8 +26,13 @@ from needs_microversion.model.document import Document
 
 # Deeper than any real API document; shallow enough for recursive code downstream.
 MAX_DEPTH = 500
-# Nodes of the data once every YAML alias is expanded (real documents: ~100,000).
-MAX_NODES = 2_000_000
+# Values of the data once every YAML alias is expanded (real documents: ~40,000-150,000;
+# a million take ~8 s and ~450 MB to compare with themselves).
+MAX_NODES = 1_000_000
+# YAML nodes as written: PyYAML composes ~100,000 a second and ~400 bytes each, so a YAML
+# document is counted (cheaply, then exactly when that says it may be too many) before it
+# is composed. JSON is parsed ten times faster: only MAX_NODES applies to it.
+MAX_YAML_NODES = 500_000
 MAX_BYTES = 64 * 2**20
 # Longer integers are refused by int() itself; sexagesimal ones ("1:2:3...") would be slow.
 _MAX_INT_DIGITS = 4300
@@ -38,7 +43,7 @@ _LONGEST_INDENT = 500
 
 _FIRST_CHAR = re.compile(r"\S")
 _JSON_ESCAPE = re.compile(rb'\\[\\"]')
-_NOT_BRACKET_OR_QUOTE = bytes(c for c in range(256) if c not in b'[]{}"')
+_NOT_STRUCTURE = bytes(c for c in range(256) if c not in b'[]{}",')
 _BRACKETS_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
 _PAREN_STEP = tuple(1 if c == ord("(") else -1 if c == ord(")") else 0 for c in range(256))
 _PEEL_PASSES = 64
@@ -68,24 +73,55 @@ def read_document(path: str | Path, *, display: str | None = None,
     shown = str(path) if display is None else display
     try:
         resolved = Path(path).resolve()
-        info = os.stat(resolved)
-    except (FileNotFoundError, NotADirectoryError):
-        raise InputError("no such file", shown) from None
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop before 3.13
         raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", shown) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError("is a directory, not a file", shown)
-    # Opening a FIFO or device would block or never end.
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError("is not a regular file", shown)
-    if info.st_size > MAX_BYTES:
-        raise InputError(f"is larger than {MAX_BYTES // 2**20} MiB", shown)
-    try:
-        raw = resolved.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
+    raw = read_bounded(resolved, shown)
     return parse_document(raw, path=resolved, display=shown,
                           root=resolved.parent if root is None else Path(root).resolve())
+
+
+class FileTooLarge(InputError):
+    """A file over its size limit: an error even where a missing file is only a warning."""
+
+
+def read_bounded(path: str | Path, display: str, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; InputError otherwise.
+
+    Type and size are checked on the opened file, so nothing can swap it in between: a FIFO
+    is opened without blocking and never read, a device or a folder is refused.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file", display) from None
+    except OSError as exc:  # a symlink loop, a socket, no permission
+        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a directory, not a file", display)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+            raise InputError("is not a regular file", display)
+        if info.st_size > limit:
+            raise too_large
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew since
+        raise too_large
+    return data
+
+
+def describe_size(limit: int) -> str:
+    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
+        if limit >= size:
+            return f"{limit // size} {unit}"
+    return f"{limit} bytes"
 
 
 _EMPTY = object()  # no default for an empty file: it is an error
@@ -95,7 +131,7 @@ def parse_document(raw: bytes, *, path: Path, display: str, root: Path,
                    empty: Any = _EMPTY) -> Document:
     """Parse file contents (from disk or from git); JSON or YAML is decided by the content."""
     if len(raw) > MAX_BYTES:
-        raise InputError(f"is larger than {MAX_BYTES // 2**20} MiB", display)
+        raise FileTooLarge(f"is larger than {describe_size(MAX_BYTES)} (the limit)", display)
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     try:
         text = raw.decode("utf-8")
@@ -116,9 +152,11 @@ def parse_document(raw: bytes, *, path: Path, display: str, root: Path,
 # -- JSON ----------------------------------------------------------------------------------
 
 def _load_json(raw: bytes, text: str, display: str) -> Any:
-    depth = _json_depth(raw)
+    depth, values = _json_shape(raw)
     if depth > MAX_DEPTH:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep", display)
+    if values > MAX_NODES:  # before json.loads makes them: 21 million `{}` take 1.3 GB
+        raise InputError(f"has more than {MAX_NODES} values (the limit)", display)
     try:
         return json.loads(text, parse_float=SourceFloat, parse_constant=SourceFloat,
                           object_pairs_hook=_unique)
@@ -172,17 +210,28 @@ def _duplicate_line(text: str, key: str) -> int | None:
     return None
 
 
-def _json_depth(raw: bytes) -> int:
-    """Deepest bracket nesting outside strings, with C-speed bytes operations only.
+def _json_shape(raw: bytes) -> tuple[int, int]:
+    """Deepest bracket nesting outside strings, and an upper bound on the number of values
+    (one per comma and bracket outside strings, plus one), with C-speed bytes operations only.
 
-    Escaped quotes and backslashes are dropped first, then everything but brackets and
-    quotes; the text between quote pairs is string content.
+    Escaped quotes and backslashes are dropped first, then everything but brackets, commas
+    and quotes; the text between quote pairs is string content.
     """
     if b"\\" in raw:
         raw = _JSON_ESCAPE.sub(b"", raw)
     # Adjacent quotes enclose nothing: dropping them keeps the quote parity and shrinks the split.
-    skeleton = raw.translate(None, _NOT_BRACKET_OR_QUOTE).replace(b'""', b"")
-    brackets = b"".join(skeleton.split(b'"')[::2]).translate(_BRACKETS_AS_PARENS)
+    skeleton = raw.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    outside = b"".join(skeleton.split(b'"')[::2])
+    values = 1 + outside.count(b",") + outside.count(b"[") + outside.count(b"{")
+    return _bracket_depth(outside.translate(_BRACKETS_AS_PARENS, b",")), values
+
+
+def _json_depth(raw: bytes) -> int:
+    return _json_shape(raw)[0]
+
+
+def _bracket_depth(brackets: bytes) -> int:
+    """Deepest nesting of a text of parentheses only."""
     # Each pass drops every innermost pair, one level off every branch: real documents are
     # done in a few dozen passes; what is left of a deeper one is counted exactly.
     for passes in range(_PEEL_PASSES):
@@ -227,8 +276,11 @@ def _refuse_tag(loader: Any, node: Any) -> Any:
     raise ConstructorError(None, None, f"unsupported YAML tag {node.tag!r}", node.start_mark)
 
 
-class _Loader(_YamlBase):  # type: ignore[misc]
-    """The safe loader, minus every tag that is not plain JSON-like data."""
+class YamlLoader(_YamlBase):  # type: ignore[misc]
+    """The safe loader, minus every tag that is not plain JSON-like data; merges bounded.
+    A subclass may let a key be written twice (`unique_keys`) or construct other scalars."""
+
+    unique_keys: ClassVar[bool] = True
 
     yaml_constructors: ClassVar[dict[str | None, Callable[[Any, Any], Any]]] = {
         "tag:yaml.org,2002:null": SafeConstructor.construct_yaml_null,
@@ -256,7 +308,7 @@ class _Loader(_YamlBase):  # type: ignore[misc]
         # silently). Keys a merge (`<<`) brings in may be overridden: that is what it is for,
         # so only the keys as written count, the first time a node is flattened (a merged
         # node is flattened again, its merged keys already in it).
-        if id(node) not in self.flattened:
+        if self.unique_keys and id(node) not in self.flattened:
             self.flattened.add(id(node))
             seen: set[tuple[str, object]] = set()
             for key, _ in node.value:
@@ -276,12 +328,20 @@ class _Loader(_YamlBase):  # type: ignore[misc]
 
 
 def _load_yaml(raw: bytes, text: str, display: str) -> Any:
-    if _yaml_depth_bound(raw) > _SAFE_COMPOSE_DEPTH:
+    return parse_yaml(raw, text, display)[0]
+
+
+def parse_yaml(raw: bytes, text: str, display: str, loader_class: type[YamlLoader] = YamlLoader
+               ) -> tuple[Any, Node | None]:
+    """The data of one YAML text and its root node, in bounded time and memory; InputError
+    (with the line where known) when it is not YAML or breaks a bound."""
+    if _yaml_depth_bound(raw) > _SAFE_COMPOSE_DEPTH or _yaml_nodes_bound(raw) > MAX_YAML_NODES:
         _check_yaml_events(text, display)
     try:
-        loader = _Loader(text)  # the pure-Python reader checks the characters here already
+        loader = loader_class(text)  # the pure-Python reader checks the characters here
         try:
-            data = loader.get_single_data()
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
@@ -290,7 +350,7 @@ def _load_yaml(raw: bytes, text: str, display: str) -> Any:
         raise InputError("nested too deeply", display) from None
     # Aliases need an anchor: without one the data is a tree, walked faster without memos.
     (_check_expansion if _has_anchor(raw) else _check_tree)(data, display)
-    return data
+    return data, node
 
 
 def _has_anchor(raw: bytes) -> bool:
@@ -312,13 +372,30 @@ def _yaml_depth_bound(raw: bytes) -> int:
     return 2 * _LONGEST_INDENT + raw.count(b"[") + raw.count(b"{")
 
 
+def _yaml_nodes_bound(raw: bytes) -> int:
+    """An upper bound on the number of YAML nodes, from C-speed counts: every node but the
+    root is a mapping key or value (`:`, `?`, or a flow `,` `[` `{` in front of it) or a
+    sequence item (`-`, or flow `,` `[`). Real documents count 1.1-2 times their nodes."""
+    pairs = raw.count(b":") + raw.count(b"?") + raw.count(b",") + raw.count(b"[") + \
+        raw.count(b"{")
+    return 1 + 2 * pairs + raw.count(b"-")
+
+
 def _check_yaml_events(text: str, display: str) -> None:
-    """Exact nesting depth from the parser's events (no recursion), stopping at the limit."""
-    depth = 0
+    """Exact nesting depth and node count from the parser's events (no recursion, nothing
+    composed), stopping at the limits."""
+    depth = nodes = 0
     try:
-        loader = _Loader(text)
+        loader = YamlLoader(text)
         try:
             while (event := loader.get_event()) is not None:
+                if isinstance(event, _NODE_EVENTS):
+                    nodes += 1
+                    if nodes > MAX_YAML_NODES:
+                        mark = event.start_mark
+                        raise InputError(f"has more than {MAX_YAML_NODES} YAML nodes (the "
+                                         f"limit)", display,
+                                         mark.line + 1 if mark is not None else None)
                 if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                     depth += 1
                     if depth > MAX_DEPTH:
@@ -331,6 +408,10 @@ def _check_yaml_events(text: str, display: str) -> None:
             loader.dispose()
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, text, display) from None
+
+
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent,
+                yaml.MappingStartEvent)
 
 
 def _yaml_error(exc: yaml.YAMLError, text: str, display: str) -> InputError:

@@ -15,15 +15,19 @@ from typing import Any
 
 import yaml
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from needs_microversion.documents.document import YamlLoader, parse_yaml
+from needs_microversion.errors import InputError
 
 
-class _TextFloatLoader(_Loader):  # type: ignore[misc]
-    """SafeLoader (the C one when available) that keeps floats as their source text."""
+class _TextFloatLoader(YamlLoader):
+    """The documents' loader (bounded in depth, aliases and merges) that keeps floats as
+    their source text and lets a key be written twice (Sphinx reads the last one)."""
 
-
-_TextFloatLoader.add_constructor("tag:yaml.org,2002:float",
-                                 yaml.constructor.SafeConstructor.construct_yaml_str)
+    unique_keys = False
+    yaml_constructors = {
+        **YamlLoader.yaml_constructors,
+        "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_str,
+    }
 
 FIELDS = ("in", "required", "type", "description", "min_version", "max_version", "format")
 
@@ -52,17 +56,14 @@ def load_yaml(text: str) -> YamlFile:
 
 
 def _parse(text: str) -> YamlFile:
-    loader = _TextFloatLoader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return YamlFile({}, {}, (line, f"not valid YAML: {problem}"))
-    finally:
-        loader.dispose()
+        data, node = parse_yaml(text.encode("utf-8", errors="replace"), text, "",
+                                _TextFloatLoader)
+    except InputError as exc:  # not YAML, or over a bound (depth, aliases, merges)
+        reason = exc.reason
+        if reason.startswith("invalid YAML: "):
+            reason = "not valid YAML: " + reason.removeprefix("invalid YAML: ")
+        return YamlFile({}, {}, (exc.line or 1, reason))
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         return YamlFile({}, {}, None if data is None else (1, "the top level is not a mapping"))
     lines: dict[Any, int] = {}

@@ -79,6 +79,7 @@ from needs_microversion.loaders.apiref.records import Section
 from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
+from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,8 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
     sections: list[Section] = []
     for file in tree.files:
         sections.extend(read_sections(file, ctx))
+        if len(sections) > MAX_OPERATIONS:  # each section is one rest_method
+            raise InputError(f"has more than {MAX_OPERATIONS} operations (the limit)", shown)
     if ctx.outside:
         ctx.warn(ctx.outside[0], f"{len(ctx.outside)} example file(s) lie outside the "
                                  f"repository (or folder) of the tree and were not read "

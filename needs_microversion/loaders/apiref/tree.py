@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
+from needs_microversion.documents.document import FileTooLarge, describe_size, read_bounded
 from needs_microversion.errors import InputError
+from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
 from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
 
 # Deeper than any real tree (nova: 2): a chain of includes this long is no documentation.
 MAX_INCLUDE_DEPTH = 100
+# Real trees: parameters.yaml up to ~0.2 MiB, a whole tree with the examples it shows ~4 MiB.
+MAX_FILE_BYTES = 4 * 2**20
+MAX_TREE_BYTES = 32 * 2**20
 
 
 @lru_cache(maxsize=2048)
@@ -48,6 +52,7 @@ class Tree:
     sandbox: Path  # nothing outside is read
     files: list[SourceFile] = field(default_factory=list)  # document order
     warnings: list[str] = field(default_factory=list)
+    bytes_read: int = 0
 
     def rel(self, path: Path) -> str:
         """A path as written in locations: relative to the source folder."""
@@ -70,12 +75,20 @@ class Tree:
         return resolved
 
     def read_text(self, path: Path, where: str) -> str | None:
+        """A file of the tree; None, with a warning, when it is no regular file or cannot be
+        read. Too large a file, or too many bytes in all, is an error naming the file."""
         try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': "
-                                 f"{exc.strerror or exc}")
+            raw = read_bounded(path, self.rel(path), MAX_FILE_BYTES)
+        except FileTooLarge:
+            raise
+        except InputError as exc:
+            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': {exc.reason}")
             return None
+        self.bytes_read += len(raw)
+        if self.bytes_read > MAX_TREE_BYTES:
+            raise InputError(f"the tree's files add up to more than "
+                             f"{describe_size(MAX_TREE_BYTES)} (the limit)", self.rel(path))
+        return raw.decode("utf-8", errors="replace")
 
 
 def open_tree(source: Path) -> Tree:

@@ -15,7 +15,7 @@ from needs_microversion.documents.refs import RefResolver
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.openapi import security
 from needs_microversion.loaders.openapi.keywords import DATA_KEYS, NAME_MAPS
-from needs_microversion.loaders.openapi.normalise import SchemaTable
+from needs_microversion.loaders.openapi.normalise import SchemaTable, range_of
 from needs_microversion.loaders.openapi.pathitems import METHODS, path_items
 from needs_microversion.loaders.openapi.version_warnings import openstack_nodes, version_warnings
 from needs_microversion.model.document import Document
@@ -302,7 +302,7 @@ class SnapshotBuilder:
             schema = RawSchema(doc, node, node_pointer)
         versions = openstack_range(node)
         if schema is not None and isinstance(schema.node, dict):
-            versions = versions.intersect(openstack_range(self.schemas.resolve(schema).node))
+            versions = versions.intersect(range_of(self.schemas.resolve(schema).node))
         return Parameter(name=name, where=where, required=node.get("required") is True,
                          schema=schema, serialization=serialization, versions=versions,
                          location=self.where(node_pointer, node),

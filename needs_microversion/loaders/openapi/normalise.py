@@ -25,6 +25,12 @@ from needs_microversion.model.schema import Prop, RawSchema, Schema, canonical
 from needs_microversion.model.versions import ALL, VersionRange
 
 
+def range_of(node: Any) -> VersionRange:
+    """The `x-openstack` bounds of a node that may be no mapping at all (a `$ref` may lead
+    anywhere, `null` included): ALL then."""
+    return openstack_range(node) if isinstance(node, dict) else ALL
+
+
 class SchemaTable:
     """Memoised normaliser for every schema node of one snapshot."""
 
@@ -175,9 +181,8 @@ class SchemaTable:
             variants = node["oneOf"]
             base = RawSchema(raw.doc, variants, (*raw.pointer, "oneOf"))
             switch = tuple(
-                (openstack_range(self.resolve(self._child(base, i, v)).node
-                                 if isinstance(v, dict) else {})
-                 .intersect(openstack_range(v) if isinstance(v, dict) else ALL),
+                (range_of(self.resolve(self._child(base, i, v)).node
+                          if isinstance(v, dict) else {}).intersect(range_of(v)),
                  self._child(base, i, v))
                 for i, v in enumerate(variants))
             return switch, alternatives

@@ -1,0 +1,148 @@
+"""Structure fuzzer: OpenAPI and Swagger documents, api-ref trees and configuration files
+with wrong values in every position never crash the CLI (exit 3), never take long, and an
+error is one line naming the file.
+
+The suite's own run is short and reproducible (derandomised, no example database). A long
+session, randomised:
+
+    NEEDS_MICROVERSION_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest tests/test_fuzz.py -x
+
+NEEDS_MICROVERSION_FUZZ_SECONDS sets the time one run may take (default 20).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from fuzz_strategies import (
+    Tree,
+    api_documents,
+    apiref_trees,
+    config_files,
+    openapi_template,
+    serialised,
+    swagger_template,
+)
+
+from needs_microversion.cli import main
+
+EXAMPLES = int(os.environ.get("NEEDS_MICROVERSION_FUZZ_EXAMPLES", "0"))
+SECONDS = float(os.environ.get("NEEDS_MICROVERSION_FUZZ_SECONDS", "20"))
+FUZZ = settings(
+    max_examples=EXAMPLES or 8,
+    derandomize=not EXAMPLES,  # the suite's run is the same every time
+    database=None,
+    deadline=None,  # one run is timed by the test itself, against a generous bound
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
+OPTIONS = st.tuples(
+    st.sampled_from(["--validate", "--no-validate"]),
+    st.sampled_from(["text", "json", "markdown", "github", "sarif", "junit"]),
+    st.lists(st.sampled_from(["--strict", "--explain", "--catch-up", "--count-corrections"]),
+             max_size=2, unique=True),
+)
+
+
+def run(argv: list[str]) -> tuple[int, str, float]:
+    """The CLI in-process: (exit code, stderr, seconds)."""
+    out, err = io.StringIO(), io.StringIO()
+    start = time.perf_counter()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(argv)
+    return code, err.getvalue(), time.perf_counter() - start
+
+
+def check_outcome(argv: list[str], names: list[str]) -> None:
+    code, err, seconds = run(argv)
+    event(f"exit {code}")
+    assert code in (0, 1, 2), f"exit {code}: {err}"
+    assert seconds < SECONDS, f"{seconds:.1f} s"
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("needs-microversion: error: "), err
+        assert any(name in err for name in names), err
+
+
+class Folder:
+    """A temporary folder that is a repository's top (nothing outside it is read)."""
+
+    def __enter__(self) -> Path:
+        self.path = Path(tempfile.mkdtemp(prefix="fuzz-"))
+        (self.path / ".git").mkdir()
+        return self.path
+
+    def __exit__(self, *_: Any) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _options(options: tuple[str, str, list[str]]) -> list[str]:
+    mode, fmt, flags = options
+    if mode == "--no-validate" and "--strict" in flags:  # a usage error, named by no file
+        flags = [flag for flag in flags if flag != "--strict"]
+    return [mode, "--format", fmt, *flags]
+
+
+@FUZZ
+@given(old=api_documents(), new=api_documents(), options=OPTIONS)
+def test_documents(old: bytes, new: bytes, options: tuple[str, str, list[str]]) -> None:
+    with Folder() as folder:
+        (folder / "old.yaml").write_bytes(old)
+        (folder / "new.json").write_bytes(new)
+        (folder / "other.yaml").write_text("type: object\n")
+        check_outcome(["diff", str(folder / "old.yaml"), str(folder / "new.json"),
+                       *_options(options)], ["old.yaml", "new.json", "other.yaml"])
+
+
+@FUZZ
+@given(data=st.data(), new=api_documents(), options=OPTIONS)
+def test_a_document_against_a_good_one(data: st.DataObject, new: bytes,
+                                       options: tuple[str, str, list[str]]) -> None:
+    good = data.draw(st.sampled_from([openapi_template("3.0.3"), openapi_template("3.1.0"),
+                                       swagger_template()]))
+    with Folder() as folder:
+        (folder / "good.yaml").write_bytes(data.draw(serialised(good)))
+        (folder / "new.yaml").write_bytes(new)
+        names = [str(folder / "good.yaml"), str(folder / "new.yaml")]
+        if data.draw(st.booleans()):
+            names.reverse()
+        check_outcome(["diff", *names, *_options(options)], ["good.yaml", "new.yaml"])
+
+
+def _write_tree(tree: Tree, folder: Path) -> list[str]:
+    for name, content in tree.files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(content)
+    return list(tree.files)
+
+
+@FUZZ
+@given(old=apiref_trees(), new=apiref_trees(), options=OPTIONS)
+def test_apiref_trees(old: Tree, new: Tree, options: tuple[str, str, list[str]]) -> None:
+    with Folder() as folder:
+        names = _write_tree(old, folder / "old" / "api-ref" / "source")
+        names += _write_tree(new, folder / "new" / "api-ref" / "source")
+        check_outcome(["diff", str(folder / "old" / "api-ref" / "source"),
+                       str(folder / "new" / "api-ref" / "source"), *_options(options)],
+                      [*names, "source"])
+
+
+@FUZZ
+@given(config=config_files(), options=OPTIONS)
+def test_configuration_files(config: tuple[str, bytes],
+                             options: tuple[str, str, list[str]]) -> None:
+    name, content = config
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    with Folder() as folder:
+        (folder / name).write_bytes(content)
+        check_outcome(["diff", str(examples / "old.yaml"), str(examples / "new.yaml"),
+                       "--config", str(folder / name), *_options(options)], [name])
