@@ -214,7 +214,7 @@ def parse_claim(text: str, where: str = "--silent-failure", file: str | None = N
 # -- reading ---------------------------------------------------------------------------------
 def _read(path: Path) -> str:
     """A configuration file, bounded: a regular file of at most MAX_CONFIG_BYTES."""
-    from needs_microversion.documents.document import read_bounded
+    from needs_microversion.documents.reading import read_bounded
 
     try:
         return read_bounded(path, _display(path), MAX_CONFIG_BYTES).decode("utf-8")

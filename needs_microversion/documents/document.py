@@ -9,9 +9,7 @@ measured before anything walks the data ("billion laughs").
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from collections.abc import Callable
 from itertools import accumulate
 from pathlib import Path
@@ -21,6 +19,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import Node
 
+from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.model.document import Document
 
@@ -75,53 +74,9 @@ def read_document(path: str | Path, *, display: str | None = None,
         resolved = Path(path).resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop before 3.13
         raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", shown) from None
-    raw = read_bounded(resolved, shown)
+    raw = read_bounded(resolved, shown, MAX_BYTES)
     return parse_document(raw, path=resolved, display=shown,
                           root=resolved.parent if root is None else Path(root).resolve())
-
-
-class FileTooLarge(InputError):
-    """A file over its size limit: an error even where a missing file is only a warning."""
-
-
-def read_bounded(path: str | Path, display: str, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes; InputError otherwise.
-
-    Type and size are checked on the opened file, so nothing can swap it in between: a FIFO
-    is opened without blocking and never read, a device or a folder is refused.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError):
-        raise InputError("no such file", display) from None
-    except OSError as exc:  # a symlink loop, a socket, no permission
-        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
-    too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError("is a directory, not a file", display)
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-            raise InputError("is not a regular file", display)
-        if info.st_size > limit:
-            raise too_large
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
-    finally:
-        os.close(fd)
-    if len(data) > limit:  # it grew since
-        raise too_large
-    return data
-
-
-def describe_size(limit: int) -> str:
-    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
-        if limit >= size:
-            return f"{limit // size} {unit}"
-    return f"{limit} bytes"
 
 
 _EMPTY = object()  # no default for an empty file: it is an error

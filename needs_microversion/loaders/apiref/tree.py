@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from needs_microversion.documents.document import FileTooLarge, describe_size, read_bounded
+from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
 from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils

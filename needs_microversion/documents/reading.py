@@ -1,0 +1,55 @@
+"""Reading one file, bounded: a regular file (checked on the opened file) of at most so many
+bytes. Every read of user input goes through here: documents and the files their `$ref`s
+name, configuration files, api-ref sources, parameter files and examples."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from needs_microversion.errors import InputError
+
+
+class FileTooLarge(InputError):
+    """A file over its size limit: an error even where a missing file is only a warning."""
+
+
+def read_bounded(path: str | Path, display: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; InputError otherwise.
+
+    Type and size are checked on the opened file, so nothing can swap it in between: a FIFO
+    is opened without blocking and never read, a device or a folder is refused.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file", display) from None
+    except OSError as exc:  # a symlink loop, a socket, no permission
+        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a directory, not a file", display)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+            raise InputError("is not a regular file", display)
+        if info.st_size > limit:
+            raise too_large
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew since
+        raise too_large
+    return data
+
+
+def describe_size(limit: int) -> str:
+    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
+        if limit >= size:
+            return f"{limit // size} {unit}"
+    return f"{limit} bytes"
