@@ -228,3 +228,15 @@ def test_a_document_that_is_no_regular_file(tmp_path: Path, run_cli, kind: str,
     assert code == 2 and err.count("\n") == 1 and str(bad) in err, err
     assert ("larger than 200 bytes (the limit)" if kind == "too-large"
             else "not a regular file") in err
+
+
+def test_a_version_file_is_read_bounded(tmp_path: Path, run_cli) -> None:
+    """A configured version file of 2 GiB (sparse) is refused by its size, never read."""
+    with open(tmp_path / "version.py", "wb") as handle:
+        handle.truncate(2 * 2**30)
+    (tmp_path / "c.yaml").write_text("services:\n- name: x\n  version-file: version.py\n")
+    doc = tmp_path / "a.yaml"
+    doc.write_text(OPENAPI_HEAD + "paths: {}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate", "--config",
+                           str(tmp_path / "c.yaml"))
+    assert code == 2 and err.count("\n") == 1 and "version.py: is larger than 1 MiB" in err, err

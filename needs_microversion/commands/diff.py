@@ -14,6 +14,7 @@ from needs_microversion.collector import collector_paused
 from needs_microversion.compare import compare, with_lines
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
+from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.judge import judge, side_warnings
 from needs_microversion.load import load_pair
@@ -26,7 +27,7 @@ from needs_microversion.profiles import DEFAULT_PROFILE, experimental_operations
 from needs_microversion.repository.evidence import Evidence
 from needs_microversion.repository.judging import (
     attribute_unmarked, evidence_lines, unmarked, version_changes)
-from needs_microversion.repository.versionfile import read_version_file
+from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
 from needs_microversion.report import check_format
 from needs_microversion.rules import get
 from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
@@ -284,7 +285,7 @@ def _evidence_from_texts(request: DiffRequest, config: Config, service: ServiceC
         if not path.is_file():
             raise InputError(f"'version-file' {service.version_file!r} not found in "
                              f"{config.root}", config.display)
-        new_text = path.read_text(encoding="utf-8", errors="replace")
+        new_text = read_bounded(path, str(path), MAX_SOURCE_BYTES).decode("utf-8", "replace")
     old_text = request.old_version_file_text
     if old_text is None and new_text is None:
         return None
