@@ -17,7 +17,7 @@ compiled predicate: jsonschema checks it as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -31,6 +31,7 @@ from openapi_spec_validator.schemas import (
 )
 from openapi_spec_validator.validation import keywords, validators
 
+from needs_microversion.loaders.openapi.keyword_precheck import KeywordPrecheck
 from needs_microversion.loaders.openapi.draft4_predicate import (
     Predicate,
     Unsupported,
@@ -130,19 +131,40 @@ class _OperationValidator(keywords.OperationValidator):
         self.operation_ids_registry = _Seen()  # type: ignore[assignment]
 
 
+def _dialect_holds(schema: Any) -> bool:
+    return _holds(_dialect_predicate(), schema)
+
+
+class _PrecheckedRoot(keywords.RootValidator):
+    """The keyword walk, run only where `KeywordPrecheck` expects it to report something."""
+
+    swagger = False
+
+    def __call__(self, spec: Any) -> Iterator[ValidationError]:
+        with spec.resolve() as resolved:
+            data, resolver = resolved.contents, resolved.resolver
+        if KeywordPrecheck(self.swagger, _dialect_holds).holds(data, resolver):
+            return
+        yield from super().__call__(spec)
+
+
+class _PrecheckedSwaggerRoot(_PrecheckedRoot):
+    swagger = True
+
+
 _HASHED = {"operation": _OperationValidator}
 
 
 class OpenAPIV2SpecValidator(validators.OpenAPIV2SpecValidator):
     schema_validator = _QuickWholeDocument(openapi_v2_schema_validator)
     keyword_validators = {**validators.OpenAPIV2SpecValidator.keyword_validators, **_HASHED,
-                          "schema": _V30SchemaValidator}
+                          "schema": _V30SchemaValidator, "__root__": _PrecheckedSwaggerRoot}
 
 
 class OpenAPIV30SpecValidator(validators.OpenAPIV30SpecValidator):
     schema_validator = _QuickWholeDocument(openapi_v30_schema_validator)
     keyword_validators = {**validators.OpenAPIV30SpecValidator.keyword_validators, **_HASHED,
-                          "schema": _V30SchemaValidator}
+                          "schema": _V30SchemaValidator, "__root__": _PrecheckedRoot}
 
 
 class OpenAPIV31SpecValidator(validators.OpenAPIV31SpecValidator):
