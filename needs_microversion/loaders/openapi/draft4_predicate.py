@@ -26,8 +26,8 @@ from jsonschema.validators import Draft4Validator
 
 Predicate = Callable[[Any], bool]
 
-# Keywords with no say on validity (annotations) that Draft4Validator also treats so.
 _DRAFT4_KEYWORDS = frozenset(Draft4Validator.VALIDATORS)
+_MEMBER_KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties"})
 
 
 class Unsupported(Exception):
@@ -98,7 +98,9 @@ class _Compiler:
         if isinstance(nested_id, str) and urldefrag(nested_id).url != urldefrag(base).url:
             raise Unsupported("a nested id changes the resolution scope")
         checks = [self.keyword(k, v, schema, resolver, base) for k, v in schema.items()
-                  if k in _DRAFT4_KEYWORDS]
+                  if k in _DRAFT4_KEYWORDS and k not in _MEMBER_KEYWORDS]
+        if any(k in schema for k in _MEMBER_KEYWORDS):
+            checks.insert(0, self.members(schema, resolver, base))
         checks = [c for c in checks if c is not _always]
         if not checks:
             return _always
@@ -146,51 +148,46 @@ class _Compiler:
             return tests[0]
         return lambda x: any(t(x) for t in tests)
 
-    def k_properties(self, value: Any, _s: Any, resolver: Any, base: str) -> Predicate:
-        props = [(name, self.node(sub, resolver, base)) for name, sub in value.items()]
+    def members(self, schema: dict[str, Any], resolver: Any, base: str) -> Predicate:
+        """properties, patternProperties and additionalProperties in one pass over the
+        instance's members (the three keywords each walk them in jsonschema)."""
+        props = {name: self.node(sub, resolver, base)
+                 for name, sub in schema.get("properties", {}).items()}
+        pats = [(re.compile(p).search, self.node(sub, resolver, base))
+                for p, sub in schema.get("patternProperties", {}).items()]
+        restricted, others = False, None  # others: the schema of additional members
+        if "additionalProperties" in schema:
+            value = schema["additionalProperties"]
+            if isinstance(value, bool):
+                restricted = not value
+            else:
+                others = self.node(value, resolver, base)
+                restricted = others is not _always
+        # jsonschema finds additional members with the patterns joined ("a|b"), not one by one
+        joined = re.compile("|".join(schema.get("patternProperties", {}))).search \
+            if len(pats) > 1 else None
 
-        def properties(x: Any) -> bool:
-            if isinstance(x, dict):
-                for name, check in props:
-                    if name in x and not check(x[name]):
-                        return False
-            return True
-
-        return properties
-
-    def k_patternProperties(self, value: Any, _s: Any, resolver: Any, base: str
-                            ) -> Predicate:
-        pats = [(re.compile(p), self.node(sub, resolver, base)) for p, sub in value.items()]
-
-        def pattern_properties(x: Any) -> bool:
-            if isinstance(x, dict):
-                for pattern, check in pats:
-                    for k, v in x.items():
-                        if pattern.search(k) and not check(v):
+        def members(x: Any) -> bool:
+            if not isinstance(x, dict):
+                return True
+            for k, v in x.items():
+                check = props.get(k)
+                if check is not None and not check(v):
+                    return False
+                matched = False
+                for search, sub in pats:
+                    if search(k):
+                        matched = True
+                        if not sub(v):
                             return False
-            return True
-
-        return pattern_properties
-
-    def k_additionalProperties(self, value: Any, schema: dict[str, Any], resolver: Any,
-                               base: str) -> Predicate:
-        known = schema.get("properties", {})
-        joined = "|".join(schema.get("patternProperties", {}))
-        search = re.compile(joined).search if joined else None
-        check = None if isinstance(value, bool) else self.node(value, resolver, base)
-        if check is None and value:
-            return _always
-
-        def additional_properties(x: Any) -> bool:
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    if k in known or (search is not None and search(k)):
-                        continue
-                    if check is None or not check(v):
+                if restricted and k not in props:
+                    if joined is not None:
+                        matched = joined(k) is not None
+                    if not matched and (others is None or not others(v)):
                         return False
             return True
 
-        return additional_properties
+        return members
 
     def k_required(self, value: Any, *_: Any) -> Predicate:
         names = list(value)
@@ -263,7 +260,7 @@ class _Compiler:
     def k_uniqueItems(self, value: Any, *_: Any) -> Predicate:
         if not value:
             return _always
-        return lambda x: not isinstance(x, list) or bool(_utils.uniq(x))
+        return lambda x: not isinstance(x, list) or _unique(x)
 
     def k_minimum(self, value: Any, schema: dict[str, Any], *_: Any) -> Predicate:
         if schema.get("exclusiveMinimum", False):
@@ -292,6 +289,13 @@ class _Compiler:
 
     def k_maxProperties(self, value: Any, *_: Any) -> Predicate:
         return lambda x: not isinstance(x, dict) or len(x) <= value
+
+
+def _unique(items: list[Any]) -> bool:
+    """jsonschema's uniq, with strings (nearly every unique list) compared by a set."""
+    if all(type(i) is str for i in items):
+        return len(set(items)) == len(items)
+    return bool(_utils.uniq(items))
 
 
 def _has_all(names: list[Any]) -> Predicate:

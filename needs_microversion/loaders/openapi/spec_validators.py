@@ -34,7 +34,6 @@ from openapi_spec_validator.validation import keywords, validators
 from needs_microversion.loaders.openapi.keyword_precheck import KeywordPrecheck
 from needs_microversion.loaders.openapi.draft4_predicate import (
     Predicate,
-    Unsupported,
     compile_draft4,
 )
 
@@ -65,7 +64,7 @@ class _Seen:
 def _predicate(validator: Any) -> Predicate | None:
     try:
         return compile_draft4(validator)
-    except (Unsupported, RecursionError, LookupError, TypeError, AttributeError):
+    except Exception:  # noqa: BLE001 - Unsupported, or a schema jsonschema may fail on too
         return None
 
 

@@ -218,3 +218,32 @@ def test_the_keyword_precheck_answers_for_valid_documents(tmp_path: Path) -> Non
                 uri, DRAFT202012.create_resource(doc.data))
             check = KeywordPrecheck(version == "2.0", spec_validators._dialect_holds)
             assert check.holds(doc.data, registry.resolver(base_uri=uri)), (version, name)
+
+
+MEMBER_SCHEMAS: list[Any] = [
+    {"properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {}, "b$": {
+        "type": "integer"}}, "additionalProperties": False},
+    {"properties": {"a": {"type": "string"}}, "patternProperties": {"^a": {"minLength": 2}},
+     "additionalProperties": {"type": "boolean"}},
+    {"patternProperties": {"^x": {}, "y$": {}}, "additionalProperties": False},
+    {"additionalProperties": False, "required": ["a"]},
+    {"items": [{"type": "string"}], "additionalItems": False, "uniqueItems": True},
+    {"dependencies": {"a": ["b"], "c": {"required": ["d"]}}, "enum": [{"a": 1}, [1], "s"]},
+    {"oneOf": [{"type": "integer"}, {"minimum": 0}], "not": {"enum": [5]}},
+]
+MEMBER_INSTANCES: list[Any] = [
+    {}, {"a": "s"}, {"a": 1}, {"x-y": 1}, {"b": 1}, {"ab": 1}, {"ab": "s"}, {"z": True},
+    {"aa": "s"}, {"a": "s", "z": 1}, {"(x": 1}, {"y)": 1}, {"xy": 1}, ["s"], ["s", "s"],
+    ["s", 1], [1], {"a": 1, "b": 2}, {"a": 1}, {"c": 1}, {"c": 1, "d": 2}, "s", 5, -1, 3,
+    1.0, True, None,
+]
+
+
+@pytest.mark.parametrize("schema", MEMBER_SCHEMAS, ids=repr)
+def test_a_compiled_schema_agrees_with_jsonschema(schema: dict[str, Any]) -> None:
+    from jsonschema.validators import Draft4Validator
+
+    checker = Draft4Validator(schema)
+    predicate = compile_draft4(checker)
+    for instance in MEMBER_INSTANCES:
+        assert predicate(instance) == checker.is_valid(instance), instance
