@@ -64,8 +64,8 @@ def _next_version(report: Report, old_max: Version | None, released_max: Version
     floor = max(old_max, released_max) if released_max is not None else old_max
     gated = [f.change.gated for f in report.findings if f.verdict == REQUIRED
              and f.change.gated is not None and f.change.gated > floor]
-    if gated:
-        return max(v for v in gated if v is not None)
+    if gated:  # the first one: a later gate is a further microversion, or a typo
+        return min(v for v in gated if v is not None)
     folds = released_max is not None and old_max > released_max
     return old_max if folds else old_max.next()
 
