@@ -214,3 +214,38 @@ def test_a_ref_to_null_in_a_parameter_schema(tmp_path: Path, run_cli, mode: str)
         "      responses: {'201': {description: made}}\ndefinitions:\n  Pod: null\n")
     code, _, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"), mode)
     assert code == 1 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("mode", ["--validate", "--no-validate"])
+def test_a_long_chain_of_refs(tmp_path: Path, run_cli, mode: str) -> None:
+    """50,000 schemas each only a `$ref` to the next: each was followed to the end (minutes,
+    quadratic); now each hop is remembered and a chain is at most 64 long."""
+    import json
+
+    count = 50_000
+    schemas: dict[str, object] = {f"S{i}": {"$ref": f"#/components/schemas/S{i + 1}"}
+                                  for i in range(count)}
+    schemas[f"S{count}"] = {"type": "string"}
+    doc = tmp_path / "chain.json"
+    doc.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+                               "paths": {}, "components": {"schemas": schemas}}))
+    code, _, err = run_cli("diff", str(doc), str(doc), mode)
+    one_line(code, err)
+    assert "a chain of more than 64 $refs (the limit)" in err and "chain.json" in err
+
+
+def test_a_chain_of_refs_under_the_limit(tmp_path: Path, run_cli) -> None:
+    schemas: dict[str, object] = {f"S{i}": {"$ref": f"#/components/schemas/S{i + 1}"}
+                                  for i in range(60)}
+    schemas["S60"] = {"type": "string"}
+    text = HEAD + "paths:\n  /a:\n    get:\n      responses:\n        '200':\n" \
+        "          description: ok\n          content:\n            application/json:\n" \
+        "              schema: {$ref: '#/components/schemas/S%d'}\n"
+    import json
+
+    components = "components: " + json.dumps({"schemas": schemas}) + "\n"
+    (tmp_path / "old.yaml").write_text(text % 0 + components)
+    (tmp_path / "new.yaml").write_text(text % 30 + components)
+    code, _, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
+                           "--no-validate")
+    assert code == 0 and "Traceback" not in err, err

@@ -22,6 +22,8 @@ from needs_microversion.errors import InputError
 # RFC 3986 scheme ("https:", "file:", ...); "//host/x" is a network-path reference.
 _URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
+# A `$ref` whose target is only a `$ref`, and so on: real documents chain a few.
+MAX_REF_CHAIN = 64
 
 
 class RefResolver:
@@ -32,6 +34,7 @@ class RefResolver:
         self._documents: dict[str, Document] = {os.path.realpath(document.path): document}
         # (ref, id(base)) -> target: a large spec names one component thousands of times.
         self._resolved: dict[tuple[str, int], tuple[Document, Any, tuple[str, ...]]] = {}
+        self._chain_left: dict[tuple[str, int], int] = {}  # hops from a followed ref to its end
 
     @property
     def root(self) -> str:
@@ -61,7 +64,20 @@ class RefResolver:
         seen: dict[tuple[int, tuple[str, ...]], int] = {}
         chain: list[str] = []
         target_ref, target_base = ref, base
+        # Every hop ends where this walk ends: remembered, a chain of n refs is walked once,
+        # not n times (50,000 chained schemas took minutes).
+        hops: list[tuple[str, int]] = [(ref, id(base))] if isinstance(ref, str) else []
+        rest = 0  # the hops left after a remembered one
         while True:
+            if chain and isinstance(target_ref, str):
+                hops.append((target_ref, id(target_base)))
+                found = self._resolved.get(hops[-1])
+                if found is not None:
+                    rest = self._chain_left[hops[-1]]
+                    break
+            if len(chain) >= MAX_REF_CHAIN:  # the validator walks each chain again
+                raise InputError(f"a chain of more than {MAX_REF_CHAIN} $refs (the limit)",
+                                 base.display, _line_of_ref(base, ref))
             doc, node, pointer = self._resolve_once(target_ref, target_base)
             chain.append(_pointer_text(doc, pointer))
             start = seen.setdefault((id(doc), pointer), len(chain) - 1)
@@ -71,8 +87,16 @@ class RefResolver:
                 raise InputError(f"$ref loop: {' -> '.join(loop)}", base.display,
                                  _line_of_ref(base, ref))
             if not (isinstance(node, Mapping) and len(node) == 1 and "$ref" in node):
-                return doc, node, pointer
+                found = doc, node, pointer
+                break
             target_ref, target_base = node["$ref"], doc
+        if len(chain) + rest > MAX_REF_CHAIN:
+            raise InputError(f"a chain of more than {MAX_REF_CHAIN} $refs (the limit)",
+                             base.display, _line_of_ref(base, ref))
+        for taken, hop in enumerate(hops):  # hops[0] is `ref` itself
+            self._resolved[hop] = found
+            self._chain_left[hop] = len(chain) + rest - taken
+        return found
 
     def _resolve_once(self, ref: Any, base: Document) -> tuple[Document, Any, tuple[str, ...]]:
         if not isinstance(ref, str):
