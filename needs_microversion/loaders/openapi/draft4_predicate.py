@@ -72,18 +72,29 @@ _TYPES: dict[str, Predicate] = {
 def compile_draft4(validator: Any) -> Predicate:
     """The predicate of a jsonschema `Draft4Validator` instance (its schema, its registry
     for `$ref`s, its format checker); `Unsupported` for anything else."""
+    return compile_draft4_refs(validator)[0]
+
+
+def compile_draft4_refs(validator: Any) -> tuple[Predicate, dict[int, Predicate]]:
+    """`compile_draft4`, and the predicate of each `{"$ref": ...}` node of the schema (by
+    the node's id): what that node says of an instance, in its own resolution scope."""
     cls = validator.__class__  # not type(): the validator may be a lazy proxy
     if cls is not Draft4Validator:
         raise Unsupported(f"not a draft-04 validator: {cls.__name__}")
     schema = validator.schema
     base = schema.get("id", "") if isinstance(schema, dict) else ""
-    return _Compiler(validator.format_checker).node(schema, validator._resolver, base)
+    compiler = _Compiler(validator.format_checker)
+    predicate = compiler.node(schema, validator._resolver, base)
+    return predicate, {k: v for k, v in compiler.ref_nodes.items() if v is not None}
 
 
 class _Compiler:
     def __init__(self, format_checker: Any) -> None:
         self.format_checker = format_checker
         self.refs: dict[str, list[Predicate]] = {}  # absolute URI -> cell (recursion)
+        self.ref_nodes: dict[int, Predicate | None] = {}  # None: met in two scopes
+        self.ref_uri: dict[int, str] = {}
+        self.keep: list[Any] = []  # the nodes of ref_nodes, alive while their ids are keys
 
     def node(self, schema: Any, resolver: Any, base: str) -> Predicate:
         if schema is True:
@@ -93,7 +104,14 @@ class _Compiler:
         if not isinstance(schema, dict):
             raise Unsupported(f"not a schema: {schema!r:.60}")
         if schema.get("$ref") is not None:  # draft 4: siblings of $ref are ignored
-            return self.ref(schema["$ref"], resolver, base)
+            predicate = self.ref(schema["$ref"], resolver, base)
+            uri = urljoin(base, schema["$ref"])
+            known = self.ref_nodes.get(id(schema), predicate)
+            self.ref_nodes[id(schema)] = predicate if self.ref_uri.get(id(schema), uri) == uri \
+                and known is not None else None
+            self.ref_uri[id(schema)] = uri
+            self.keep.append(schema)
+            return predicate
         nested_id = schema.get("id")
         if isinstance(nested_id, str) and urldefrag(nested_id).url != urldefrag(base).url:
             raise Unsupported("a nested id changes the resolution scope")

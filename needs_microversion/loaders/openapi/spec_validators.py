@@ -22,7 +22,8 @@ from functools import cache
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
-from jsonschema.validators import validator_for
+from jsonschema import _keywords
+from jsonschema.validators import extend, validator_for
 from openapi_schema_validator._specifications import REGISTRY as OPENAPI_SPECIFICATIONS
 from openapi_schema_validator.validators import OAS30Validator
 from openapi_spec_validator.schemas import (
@@ -35,6 +36,7 @@ from needs_microversion.loaders.openapi.keyword_precheck import KeywordPrecheck
 from needs_microversion.loaders.openapi.draft4_predicate import (
     Predicate,
     compile_draft4,
+    compile_draft4_refs,
 )
 
 
@@ -79,16 +81,33 @@ def _holds(predicate: Predicate | None, instance: Any) -> bool:
 
 
 class _QuickWholeDocument:
-    """The document's schema validator, asked only when the predicate finds a problem."""
+    """The document's schema validator, asked only when the predicate finds a problem; and
+    then, at each `$ref`, jsonschema descends only where that reference's predicate finds
+    one (a valid part has no errors to report: the errors are jsonschema's, all of them)."""
 
     def __init__(self, validator: Any) -> None:
         self.validator = validator
-        self.predicate = _predicate(validator)
+        self.predicate: Predicate | None = None
+        self.errors_of = validator.iter_errors
+        try:
+            self.predicate, by_ref = compile_draft4_refs(validator)
+        except Exception:  # noqa: BLE001 - Unsupported, or a schema jsonschema may fail on
+            return
+
+        def ref(checker: Any, value: Any, instance: Any, schema: Any
+                ) -> Iterator[ValidationError]:
+            if _holds(by_ref.get(id(schema)), instance):
+                return
+            yield from _keywords.ref(checker, value, instance, schema)
+
+        quick = extend(validator.__class__, validators={"$ref": ref})
+        self.errors_of = quick(validator.schema,
+                               format_checker=validator.format_checker).iter_errors
 
     def iter_errors(self, instance: Any) -> Iterable[ValidationError]:
         if _holds(self.predicate, instance):
             return ()
-        return self.validator.iter_errors(instance)  # type: ignore[no-any-return]
+        return self.errors_of(instance)  # type: ignore[no-any-return]
 
 
 @cache
