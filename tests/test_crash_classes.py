@@ -249,3 +249,13 @@ def test_a_chain_of_refs_under_the_limit(tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
                            "--no-validate")
     assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_ref_to_itself_where_the_validator_looks_first(tmp_path: Path, run_cli) -> None:
+    """Found by the fuzzer: `responses: {$ref: <itself>}` made the validator's pre-check
+    follow the `$ref` forever (the run never ended); a loop now leaves it to the full walk."""
+    doc = tmp_path / "self.yaml"
+    doc.write_text("swagger: '2.0'\ninfo: {title: k, version: '1.0'}\npaths:\n  /pods:\n"
+                   "    post:\n      responses: {$ref: '#/paths/~1pods/post/responses'}\n")
+    code, _, err = run_cli("diff", str(doc), str(doc))
+    assert code in (0, 2) and "Traceback" not in err, err

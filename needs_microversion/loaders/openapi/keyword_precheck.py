@@ -58,7 +58,10 @@ class KeywordPrecheck:
 
     # -- resolution as jsonschema_path does it: every step follows `$ref`s to the end
     def resolve(self, node: Any, resolver: Any) -> tuple[Any, Any]:
+        seen: set[int] = set()
         while isinstance(node, dict) and "$ref" in node and isinstance(node["$ref"], str):
+            _doubt(id(node) in seen)  # a `$ref` loop (it never ended): the full walk decides
+            seen.add(id(node))
             ref = node["$ref"]
             key = (getattr(resolver, "_base_uri", None), ref)
             found = self.lookups.get(key) if key[0] is not None else None
