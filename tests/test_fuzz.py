@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 import tempfile
 import time
 from contextlib import redirect_stderr, redirect_stdout
@@ -54,12 +55,26 @@ OPTIONS = st.tuples(
 )
 
 
+class Hung(BaseException):
+    """Raised by the alarm: a BaseException, so the CLI's crash handler lets it through."""
+
+
+def _alarm(*_: Any) -> None:
+    raise Hung(f"no outcome after {3 * SECONDS:.0f} s")
+
+
 def run(argv: list[str]) -> tuple[int, str, float]:
-    """The CLI in-process: (exit code, stderr, seconds)."""
+    """The CLI in-process: (exit code, stderr, seconds); a run that never ends fails."""
     out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(argv)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(int(3 * SECONDS))
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(argv)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     return code, err.getvalue(), time.perf_counter() - start
 
 
