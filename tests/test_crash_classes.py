@@ -259,3 +259,23 @@ def test_a_ref_to_itself_where_the_validator_looks_first(tmp_path: Path, run_cli
                    "    post:\n      responses: {$ref: '#/paths/~1pods/post/responses'}\n")
     code, _, err = run_cli("diff", str(doc), str(doc))
     assert code in (0, 2) and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("key", ["consumes", "produces"])
+@pytest.mark.parametrize("where", ["document", "operation"])
+def test_swagger_media_types_of_the_wrong_type(tmp_path: Path, run_cli, key: str,
+                                               where: str) -> None:
+    """Found by the fuzzer: `consumes: true` was iterated (TypeError, exit 3)."""
+    top = f"{key}: true\n" if where == "document" else ""
+    own = f"      {key}: true\n" if where == "operation" else ""
+    (tmp_path / "old.yaml").write_text("swagger: '2.0'\ninfo: {title: k, version: '1.0'}\n"
+                                       "paths: {}\n")
+    (tmp_path / "new.yaml").write_text(
+        "swagger: '2.0'\ninfo: {title: k, version: '1.0'}\n" + top + "paths:\n  /pods:\n"
+        "    post:\n" + own + "      parameters:\n"
+        "      - {name: body, in: body, schema: {type: object}}\n"
+        "      responses: {'201': {description: made, schema: {type: object}}}\n")
+    code, _, err = run_cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
+                           "--no-validate")
+    one_line(code, err)
+    assert f"'{key}' must be a list of media types" in err and "new.yaml:" in err

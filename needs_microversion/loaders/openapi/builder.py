@@ -318,11 +318,21 @@ class SnapshotBuilder:
                              line_of(self.doc, pointer))
         return RawSchema(doc or self.doc, node, pointer)
 
+    def media_types(self, raw_op: Mapping[str, Any], key: str, pointer: tuple[str, ...]
+                    ) -> list[Any]:
+        """Swagger 2.0 `consumes`/`produces`: the operation's, else the document's."""
+        for node, where in ((raw_op.get(key), (*pointer, key)), (self.data.get(key), (key,))):
+            if node is not None and not isinstance(node, list):
+                raise InputError(f"'{key}' must be a list of media types", self.doc.display,
+                                 line_of(self.doc, where))
+            if node:
+                return node
+        return ["application/json"]
+
     def request_body(self, raw_op: Mapping[str, Any], params: Mapping[tuple[str, str], Parameter],
                      pointer: tuple[str, ...]) -> tuple[dict[str, RawSchema | None], bool]:
         if self.swagger:
-            consumes = [_media(m) for m in raw_op.get("consumes") or self.data.get("consumes")
-                        or ["application/json"]]
+            consumes = [_media(m) for m in self.media_types(raw_op, "consumes", pointer)]
             body = [p for k, p in params.items() if k[0] == "body"]
             form = [p for k, p in params.items() if k[0] == "formData"]
             if body:
@@ -375,7 +385,7 @@ class SnapshotBuilder:
                   ) -> dict[str, Response]:
         responses = self.expect_mapping(raw_op.get("responses"), (*pointer, "responses"),
                                         "'responses'")
-        produces = raw_op.get("produces") or self.data.get("produces") or ["application/json"]
+        produces = self.media_types(raw_op, "produces", pointer) if self.swagger else []
         result: dict[str, Response] = {}
         for code, raw in responses.items():
             status = str(code).upper() if str(code).lower() != "default" else "default"
