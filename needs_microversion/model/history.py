@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from needs_microversion.model.verdict import Report
-from needs_microversion.model.versions import Version
+from needs_microversion.model.versions import Version, raised
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,7 @@ class HistoryRow:
 
     @property
     def bumped(self) -> bool | None:
-        if self.old_max is None or self.new_max is None:
-            return None
-        return self.new_max > self.old_max
+        return raised(self.old_max, self.new_max)
 
     @property
     def main_finding(self) -> str:

@@ -12,7 +12,7 @@ from typing import Final, Literal
 
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import OpKey
-from needs_microversion.model.versions import Version
+from needs_microversion.model.versions import Version, raised
 
 Verdict = Literal["required", "not-required", "bug-fix"]
 REQUIRED: Final = "required"
@@ -79,9 +79,7 @@ class Report:
 
     @property
     def bumped(self) -> bool | None:
-        if self.old_version is None or self.new_version is None:
-            return None
-        return self.new_version > self.old_version
+        return raised(self.old_version, self.new_version)
 
     def provided(self, finding: Finding) -> bool:
         """The change sits behind a microversion above the old max that the new one reaches."""

@@ -28,6 +28,13 @@ class Version(NamedTuple):
 FLOOR = Version(0, 0)
 
 
+def raised(old: Version | None, new: Version | None) -> bool | None:
+    """Whether a maximum went up from `old` to `new` (None: one of them is unknown)."""
+    if old is None or new is None:
+        return None
+    return new > old
+
+
 def parse_version(value: object) -> Version | None:
     """Parse "2.10" (or a float that kept its source text) into Version; None if not X.Y."""
     text = getattr(value, "source_text", None) or value

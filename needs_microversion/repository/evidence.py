@@ -23,7 +23,7 @@ from needs_microversion.repository.layout import Layout
 from needs_microversion.repository.releases import Release, released
 from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import VersionFile, read_version_file
-from needs_microversion.model.versions import Version
+from needs_microversion.model.versions import Version, raised
 
 # Files that describe or test the API but cannot change what it does.
 _DOC_FOLDERS = ("doc/", "docs/", "api-ref/", "releasenotes/", "specs/", "api-guide/")
@@ -57,9 +57,7 @@ class Evidence:
 
     @property
     def bumped(self) -> bool | None:
-        if self.old_max is None or self.new_max is None:
-            return None
-        return self.new_max > self.old_max
+        return raised(self.old_max, self.new_max)
 
     @property
     def released_max(self) -> Version | None:
