@@ -3,8 +3,11 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.document import read_document
 from needs_microversion.errors import InputError
@@ -12,6 +15,10 @@ from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_ope
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import MAJORS_KEY
 from needs_microversion.model.snapshot import Snapshot
+
+if TYPE_CHECKING:  # imported where used: neither is needed to compare two files
+    from needs_microversion.loaders.apiref.reader import ApiRefResult
+    from needs_microversion.loaders.git import LocalCopy
 
 
 def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
@@ -24,7 +31,7 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     pair has several (cinder removed its v2 reference), the other is read again keeping them,
     or every operation of the remaining version would look removed and added.
     """
-    sides = [_prepare(old, None), _prepare(new, None)]
+    sides = _prepare_pair(old, new)
     builders = [s for s in sides if isinstance(s, SnapshotBuilder)]
     found: list[list[str]] = [[] for _ in builders]
     if validate and builders:
@@ -70,18 +77,52 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
     return _with_warnings(side.build(), warnings)
 
 
+def _prepare_pair(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
+    """Both sides. Reading an api-ref tree is most of a `check` (nova: 0.2-0.3 s a side,
+    with its copy out of git), so the old side's tree is read in a forked child while this
+    process reads the new one (`forked`); a file, or a failed child, is read here."""
+    if not _may_be_tree(old):
+        return [_prepare(old, None), _prepare(new, None)]
+    child = forked.start(lambda: _read_tree(old))
+    try:
+        second = _prepare(new, None)
+    except BaseException:
+        if child is not None:
+            forked.stop(child)
+        raise
+    read = forked.result(child) if child is not None else None
+    first = _prepare(old, None) if read is None else _apiref_snapshot(*read, old)
+    return [first, second]
+
+
+def _may_be_tree(path: str) -> bool:
+    """A folder, or a REV:PATH name that may be one (git says which, in the child)."""
+    target = Path(path)
+    return target.is_dir() if target.exists() else ":" in path
+
+
+def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
+    """In the child: the api-ref tree's reading, or None when `path` is a file."""
+    target, copy = _local(path)
+    try:
+        if not target.is_dir():
+            return None
+        from needs_microversion.loaders.apiref.reader import load_apiref
+
+        return target, load_apiref(target, display=path, keep_major=None)
+    finally:
+        if copy is not None:  # the child never runs the exit handlers that remove it
+            shutil.rmtree(copy.folder, ignore_errors=True)
+
+
 def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked."""
-    target = Path(path)
-    if ":" in path and not target.exists():
-        # Git machinery is imported only for a name that is not a path but may be REV:PATH.
-        from needs_microversion.loaders.git import checkout
-
-        copy = checkout(path)
-        if copy is not None:
-            target = copy.local
+    target, _ = _local(path)
     if target.is_dir():
-        return _load_apiref(target, path, keep_major)
+        from needs_microversion.loaders.apiref.reader import load_apiref
+
+        result = load_apiref(target, display=path, keep_major=keep_major)
+        return _apiref_snapshot(target, result, path)
     builder = SnapshotBuilder(read_document(target, display=path))
     # Every `$ref` of the structure is checked (and its files read, inside the tree) before
     # anything else follows one: the validator resolves through the same resolver.
@@ -89,10 +130,20 @@ def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     return builder
 
 
-def _load_apiref(directory: Path, display: str, keep_major: bool | None) -> Snapshot:
-    from needs_microversion.loaders.apiref.reader import load_apiref
+def _local(path: str) -> tuple[Path, LocalCopy | None]:
+    """Where the input is on disk: itself, or its copy out of git when it is REV:PATH."""
+    target = Path(path)
+    if ":" in path and not target.exists():
+        # Git machinery is imported only for a name that is not a path but may be REV:PATH.
+        from needs_microversion.loaders.git import checkout
 
-    result = load_apiref(directory, display=display, keep_major=keep_major)
+        copy = checkout(path)
+        if copy is not None:
+            return copy.local, copy
+    return target, None
+
+
+def _apiref_snapshot(directory: Path, result: ApiRefResult, display: str) -> Snapshot:
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
     return _with_warnings(load_openapi(doc, source="api-ref"), list(result.warnings))

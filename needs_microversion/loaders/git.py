@@ -58,6 +58,7 @@ class LocalCopy:
     local: Path  # the file or folder on disk
     display: str  # as the user wrote it
     is_dir: bool
+    folder: Path  # the temporary folder holding it (removed when the process exits)
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ class Repo:
             atexit.register(shutil.rmtree, folder, ignore_errors=True)
             if item is not None:
                 self._copy_file(folder, commit, item, path, display)
-                return LocalCopy(folder / path, display, False)
+                return LocalCopy(folder / path, display, False, folder)
             self._copy_entries(folder, self.entries(commit, [path] if path else []), display)
             self._copy_named_outside(folder, commit, path, display)
             # The api-ref reader confines reads to the nearest git work tree: the copied top.
@@ -290,7 +291,7 @@ class Repo:
         except OSError as exc:  # a full or read-only temporary folder
             raise InputError(f"cannot copy it out of git: {exc.strerror or exc}",
                              display) from None
-        return LocalCopy(folder / path, display, True)
+        return LocalCopy(folder / path, display, True, folder)
 
     def _copy_file(self, folder: Path, commit: str | None, item: Entry, path: str,
                    display: str) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
-from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
 
 # Deeper than any real tree (nova: 2): a chain of includes this long is no documentation.
 MAX_INCLUDE_DEPTH = 100
@@ -31,8 +30,10 @@ MAX_TREE_BYTES = 32 * 2**20
 def parse_cached(text: str) -> RstDoc:
     """Files identical in two trees (most of them) are scanned once per process."""
     doc = read_rst(text)
-    if doc.suspicious or doc.messages:
-        doc = read_with_docutils(text)  # ambiguous RST: docutils has the last word
+    if doc.suspicious or doc.messages:  # ambiguous RST: docutils has the last word
+        # Imported here: docutils costs ~0.25 s to import and most trees never need it.
+        from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
+        doc = read_with_docutils(text)
     return doc
 
 
@@ -54,20 +55,30 @@ class Tree:
     warnings: list[str] = field(default_factory=list)
     bytes_read: int = 0
 
+    # Every table row and example names its file: pathlib's work is done once per path.
+    _rels: dict[Path, str] = field(default_factory=dict, repr=False)
+    _resolved: dict[tuple[str, Path], Path] = field(default_factory=dict, repr=False)
+
     def rel(self, path: Path) -> str:
         """A path as written in locations: relative to the source folder."""
-        try:
-            return path.relative_to(self.source).as_posix()
-        except ValueError:
-            return Path(os.path.relpath(path, self.source)).as_posix()
+        found = self._rels.get(path)
+        if found is None:
+            try:
+                found = path.relative_to(self.source).as_posix()
+            except ValueError:
+                found = Path(os.path.relpath(path, self.source)).as_posix()
+            self._rels[path] = found
+        return found
 
     def resolve(self, name: str, base: Path, where: str, *, quiet: bool = False
                 ) -> Path | None:
         """A file argument as Sphinx resolves it; None (with a warning unless `quiet`) if it
         escapes the sandbox."""
         name = name.strip()
-        target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
-        resolved = target.resolve()
+        resolved = self._resolved.get((name, base))
+        if resolved is None:
+            target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
+            resolved = self._resolved[name, base] = target.resolve()
         if not resolved.is_relative_to(self.sandbox):
             if not quiet:
                 self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")

@@ -8,13 +8,13 @@ diff are validated side by side, one in a forked child process (`problems_of_pai
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from needs_microversion import forked
 from needs_microversion.documents.locate import line_of
 from needs_microversion.documents.refs import RefResolver, RefusedRef
 from needs_microversion.model.document import Document
@@ -31,58 +31,19 @@ def problems_of_pair(sides: Sequence[tuple[Document, RefResolver]]) -> list[list
     file outside its tree and the Python installation. Where the platform cannot fork (or
     the child fails) the document is validated here instead.
     """
-    if len(sides) < 2 or not sys.platform.startswith("linux"):
+    if len(sides) < 2 or not forked.can_fork():
         return [problems(doc, resolver) for doc, resolver in sides]
     _validator_ready()
     *here, (doc, resolver) = sides
-    child = _start_child(lambda: problems(doc, resolver), _confinement(resolver.root))
+    child = forked.start(lambda: problems(doc, resolver), _confinement(resolver.root))
     try:
         found = [problems(d, r) for d, r in here]
     except BaseException:
         if child is not None:
-            _stop(child[0])
+            forked.stop(child)
         raise
-    last = _child_result(*child) if child is not None else None
+    last = forked.result(child) if child is not None else None
     return [*found, last if last is not None else problems(doc, resolver)]
-
-
-def _start_child(work: Callable[[], list[str]], hook: Callable[[str, tuple[Any, ...]], None]
-                 ) -> tuple[int, int] | None:
-    """(pid, read end of its pipe) of a child that writes `work()` as JSON and exits."""
-    try:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid:
-        os.close(write_end)
-        return pid, read_end
-    code = 1
-    try:  # the child: never returns, never runs the parent's clean-up or flushes its output
-        os.close(read_end)
-        sys.addaudithook(hook)
-        with os.fdopen(write_end, "wb") as out:
-            out.write(json.dumps(work()).encode())
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def _child_result(pid: int, read_end: int) -> list[str] | None:
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        return None
-    found = json.loads(data)
-    return [str(item) for item in found] if isinstance(found, list) else None
-
-
-def _stop(pid: int) -> None:
-    import signal
-
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
 
 
 def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:

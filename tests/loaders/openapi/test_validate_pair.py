@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation, collector_paused
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver, RefusedRef
@@ -56,8 +57,8 @@ def test_side_by_side_is_one_after_the_other(tmp_path: Path, texts: tuple[str, s
 def test_a_failed_child_is_made_up_for_here(tmp_path: Path, monkeypatch) -> None:
     alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, VALID,
                                                                             INVALID)]
-    monkeypatch.setattr(validate, "_child_result", lambda pid, read_end: (
-        os.close(read_end), os.waitpid(pid, 0), None)[-1])
+    monkeypatch.setattr(forked, "result", lambda child: (
+        os.close(child.pipe), os.waitpid(child.pid, 0), None)[-1])
     assert validate.problems_of_pair(_sides(tmp_path, VALID, INVALID)) == alone
 
 
