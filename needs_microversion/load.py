@@ -104,30 +104,37 @@ def _may_be_tree(path: str) -> bool:
 def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
     """In the child: the api-ref tree's reading, or None when `path` is a file."""
     target, copy = _local(path)
-    try:
-        if not target.is_dir():
-            return None
-        from needs_microversion.loaders.apiref.reader import load_apiref
-
-        return target, load_apiref(target, display=path, keep_major=None)
-    finally:
+    if not target.is_dir():
         if copy is not None:  # the child never runs the exit handlers that remove it
             shutil.rmtree(copy.folder, ignore_errors=True)
+        return None
+    return target, _tree_reading(target, copy, path, None)
 
 
 def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked."""
-    target, _ = _local(path)
+    target, copy = _local(path)
     if target.is_dir():
-        from needs_microversion.loaders.apiref.reader import load_apiref
-
-        result = load_apiref(target, display=path, keep_major=keep_major)
-        return _apiref_snapshot(target, result, path)
+        return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major), path)
     builder = SnapshotBuilder(read_document(target, display=path))
     # Every `$ref` of the structure is checked (and its files read, inside the tree) before
     # anything else follows one: the validator resolves through the same resolver.
     builder.check_refs()
     return builder
+
+
+def _tree_reading(target: Path, copy: LocalCopy | None, display: str,
+                  keep_major: bool | None) -> ApiRefResult:
+    """The api-ref reader's answer. A copy out of git is removed as soon as it is read:
+    `history` reads thousands of trees in one process, and a forked child never runs the
+    exit handlers that would remove it."""
+    from needs_microversion.loaders.apiref.reader import load_apiref
+
+    try:
+        return load_apiref(target, display=display, keep_major=keep_major)
+    finally:
+        if copy is not None:
+            shutil.rmtree(copy.folder, ignore_errors=True)
 
 
 def _local(path: str) -> tuple[Path, LocalCopy | None]:

@@ -70,7 +70,7 @@ class Revision:
         """A file's bytes; None when it is absent, not a regular file, or larger than `limit`."""
         if self.on_disk:
             return _read_confined(self.repo.top, path, limit)
-        item = self._entries().get(path)
+        item = self._entry(path)
         if item is None or item.mode not in ("100644", "100755"):
             return None
         if item.size is not None and item.size > limit:
@@ -80,6 +80,14 @@ class Revision:
     def text(self, path: str, limit: int = MAX_FILE_BYTES) -> str | None:
         raw = self.read(path, limit)
         return None if raw is None else raw.decode("utf-8", "replace")
+
+    def _entry(self, path: str) -> Entry | None:
+        """One file's entry: from the whole listing when it was read, else asked of git
+        alone (a release tag's version file needs no listing of the whole tree)."""
+        if self._listing or not path:
+            return self._entries().get(path)
+        return next((item for item in self.repo.entries(self.commit, [path])
+                     if item.path == path), None)
 
     def _entries(self) -> dict[str, Entry]:
         if not self._listing:
