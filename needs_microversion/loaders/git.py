@@ -297,7 +297,7 @@ class Repo:
                    display: str) -> None:
         """The file, and its folder tree when it may `$ref` another file."""
         raw = self.blobs([item], display)[item.sha]
-        _write(folder, path, raw)
+        _write(folder, path, raw, set())
         if _EXTERNAL_REF.search(raw):
             parent = posixpath.dirname(path)
             self._copy_entries(folder, self.entries(commit, [parent] if parent else []),
@@ -327,8 +327,9 @@ class Repo:
                 if blob is not None:
                     files[item.path] = blob
         contents = self.blobs(files.values(), display)
+        made: set[str] = set()
         for path, blob in files.items():
-            _write(folder, path, contents[blob.sha])
+            _write(folder, path, contents[blob.sha], made)
 
     def _copy_named_outside(self, folder: Path, commit: str | None, source: str,
                             display: str) -> None:
@@ -389,10 +390,14 @@ def _safe(path: str) -> bool:
         and ".git" not in parts and "" not in parts
 
 
-def _write(folder: Path, path: str, raw: bytes) -> None:
-    target = folder / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(raw)
+def _write(folder: Path, path: str, raw: bytes, made: set[str]) -> None:
+    """Write one file of a copy; `made`: the folders already made for it (a tree has a few
+    folders and hundreds of files: one mkdir each, not one per file)."""
+    parent = posixpath.dirname(path)
+    if parent not in made:
+        (folder / parent).mkdir(parents=True, exist_ok=True)
+        made.add(parent)
+    (folder / path).write_bytes(raw)
 
 
 # Answers of read-only git commands within one `cached()` block (one `check` run): the
