@@ -18,7 +18,7 @@ compiled predicate: jsonschema checks it as before.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -83,16 +83,29 @@ def _holds(predicate: Predicate | None, instance: Any) -> bool:
 class _QuickWholeDocument:
     """The document's schema validator, asked only when the predicate finds a problem; and
     then, at each `$ref`, jsonschema descends only where that reference's predicate finds
-    one (a valid part has no errors to report: the errors are jsonschema's, all of them)."""
+    one (a valid part has no errors to report: the errors are jsonschema's, all of them).
+    The descending validator is made on first need: making a jsonschema validator class
+    costs ~20 ms, and a valid document never needs it."""
 
     def __init__(self, validator: Any) -> None:
         self.validator = validator
         self.predicate: Predicate | None = None
-        self.errors_of = validator.iter_errors
+        self.by_ref: dict[int, Predicate] | None = None
         try:
-            self.predicate, by_ref = compile_draft4_refs(validator)
+            self.predicate, self.by_ref = compile_draft4_refs(validator)
         except Exception:  # noqa: BLE001 - Unsupported, or a schema jsonschema may fail on
             return
+
+    def iter_errors(self, instance: Any) -> Iterable[ValidationError]:
+        if _holds(self.predicate, instance):
+            return ()
+        return self._errors_of(instance)
+
+    @cached_property
+    def _errors_of(self) -> Callable[[Any], Iterable[ValidationError]]:
+        by_ref = self.by_ref
+        if by_ref is None:
+            return self.validator.iter_errors  # type: ignore[no-any-return]
 
         def ref(checker: Any, value: Any, instance: Any, schema: Any
                 ) -> Iterator[ValidationError]:
@@ -100,14 +113,9 @@ class _QuickWholeDocument:
                 return
             yield from _keywords.ref(checker, value, instance, schema)
 
-        quick = extend(validator.__class__, validators={"$ref": ref})
-        self.errors_of = quick(validator.schema,
-                               format_checker=validator.format_checker).iter_errors
-
-    def iter_errors(self, instance: Any) -> Iterable[ValidationError]:
-        if _holds(self.predicate, instance):
-            return ()
-        return self.errors_of(instance)  # type: ignore[no-any-return]
+        quick = extend(self.validator.__class__, validators={"$ref": ref})
+        return quick(self.validator.schema,  # type: ignore[no-any-return]
+                     format_checker=self.validator.format_checker).iter_errors
 
 
 @cache
@@ -173,14 +181,28 @@ class _PrecheckedSwaggerRoot(_PrecheckedRoot):
 _HASHED = {"operation": _OperationValidator}
 
 
+class _Lazy:
+    """A class attribute made on first use: the OpenAPI JSON schemas are read from YAML
+    files (~25 ms each), and a run needs the one of its documents' version only."""
+
+    def __init__(self, validator: Any) -> None:
+        self.validator = validator  # openapi-spec-validator's proxy: nothing read yet
+        self.made: _QuickWholeDocument | None = None
+
+    def __get__(self, instance: object, owner: type) -> _QuickWholeDocument:
+        if self.made is None:
+            self.made = _QuickWholeDocument(self.validator)
+        return self.made
+
+
 class OpenAPIV2SpecValidator(validators.OpenAPIV2SpecValidator):
-    schema_validator = _QuickWholeDocument(openapi_v2_schema_validator)
+    schema_validator = _Lazy(openapi_v2_schema_validator)
     keyword_validators = {**validators.OpenAPIV2SpecValidator.keyword_validators, **_HASHED,
                           "schema": _V30SchemaValidator, "__root__": _PrecheckedSwaggerRoot}
 
 
 class OpenAPIV30SpecValidator(validators.OpenAPIV30SpecValidator):
-    schema_validator = _QuickWholeDocument(openapi_v30_schema_validator)
+    schema_validator = _Lazy(openapi_v30_schema_validator)
     keyword_validators = {**validators.OpenAPIV30SpecValidator.keyword_validators, **_HASHED,
                           "schema": _V30SchemaValidator, "__root__": _PrecheckedRoot}
 
@@ -199,6 +221,10 @@ def spec_validator_for(data: Any) -> Any:
     return OpenAPIV30SpecValidator
 
 
-def ready() -> None:
-    """Compile the predicates now (a forked child then starts with them)."""
+def ready(*documents: Any) -> None:
+    """Compile the predicates, and read the schemas these documents are checked against,
+    now (a forked child then starts with them)."""
     _dialect_predicate()
+    for data in documents:
+        if isinstance(data, dict):
+            spec_validator_for(data).schema_validator  # noqa: B018 - made on first use

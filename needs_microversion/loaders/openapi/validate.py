@@ -33,7 +33,7 @@ def problems_of_pair(sides: Sequence[tuple[Document, RefResolver]]) -> list[list
     """
     if len(sides) < 2 or not forked.can_fork():
         return [problems(doc, resolver) for doc, resolver in sides]
-    _validator_ready()
+    _validator_ready(*(doc.data for doc, _ in sides))
     *here, (doc, resolver) = sides
     child = forked.start(lambda: problems(doc, resolver), _confinement(resolver.root))
     try:
@@ -66,8 +66,9 @@ def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
     return hook
 
 
-def _validator_ready() -> None:
-    """Import the validator and its schemas, so that a forked child reads nothing new."""
+def _validator_ready(*documents: Any) -> None:
+    """Import the validator and the schemas of these documents, so that a forked child
+    reads nothing new."""
     import mimetypes
 
     # The validator reads its own schemas through urllib, which loads the system's MIME
@@ -79,7 +80,7 @@ def _validator_ready() -> None:
 
     from needs_microversion.loaders.openapi import spec_validators
 
-    spec_validators.ready()
+    spec_validators.ready(*documents)
 
 
 def problems(doc: Document, resolver: RefResolver) -> list[str]:
