@@ -23,7 +23,9 @@ def across_media_types(changes: Iterable[Change]) -> list[Change]:
     for group in groups.values():
         first = group[0]
         if len(group) > 1 and first.area in BODY_AREAS:
-            first = replace(first, media=", ".join(sorted({c.media or "" for c in group})))
+            # a change may already name several (`diff_content`): "a, b" and "c" make "a, b, c"
+            first = replace(first, media=", ".join(sorted(
+                {m for c in group for m in (c.media or "").split(", ")})))
             merged.append(first)
         else:
             merged.extend(group)

@@ -176,6 +176,10 @@ class Comparer:
                      ) -> list[Change]:
         out: list[Change] = []
         body_area = _BODY_AREA[direction]
+        # Media types whose schemas differ alike (the search answers a schema pair once, so
+        # the same answer is the same tuple): one change each, naming them all, instead of
+        # one per media type merged later (kubernetes: json, yaml and protobuf everywhere).
+        alike: dict[int, tuple[tuple[Rel, ...], list[str]]] = {}
         for media in sorted(set(old) | set(new)):
             if media not in old or media not in new:
                 shown = new.get(media) if media in new else old.get(media)
@@ -189,8 +193,12 @@ class Comparer:
                                      new_location=op.place(shown, self.new) if media in new
                                      else None))
                 continue
-            for rel in self.search.diff(old[media], new[media], va, vb, direction):
-                out.append(op.from_rel(body_area, rel, "", status=status, media=media))
+            rels = self.search.diff(old[media], new[media], va, vb, direction)
+            if rels:
+                alike.setdefault(id(rels), (rels, []))[1].append(media)
+        for rels, media_types in alike.values():
+            joined = ", ".join(media_types)
+            out += (op.from_rel(body_area, rel, "", status=status, media=joined) for rel in rels)
         return out
 
     def diff_responses(self, op: _OpContext, old: Mapping[str, Response],
