@@ -62,10 +62,13 @@ def _next_version(report: Report, old_max: Version | None, released_max: Version
     if old_max is None:
         return None
     floor = max(old_max, released_max) if released_max is not None else old_max
-    gated = [f.change.gated for f in report.findings if f.verdict == REQUIRED
-             and f.change.gated is not None and f.change.gated > floor]
-    if gated:  # the first one: a later gate is a further microversion, or a typo
-        return min(v for v in gated if v is not None)
+    # Gates the raised maximum does not reach come first: the report asks to raise it there,
+    # and the checklist is about that microversion, not the one already provided.
+    for findings in (report.unprovided(), report.findings):
+        gated = [f.change.gated for f in findings if f.verdict == REQUIRED
+                 and f.change.gated is not None and f.change.gated > floor]
+        if gated:  # the first one: a later gate is a further microversion, or a typo
+            return min(v for v in gated if v is not None)
     folds = released_max is not None and old_max > released_max
     return old_max if folds else old_max.next()
 

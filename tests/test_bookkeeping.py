@@ -213,6 +213,25 @@ def test_the_next_microversion_is_the_one_the_documents_gate_on() -> None:
     assert joins.next_version == "2.101"
 
 
+def test_the_next_microversion_is_one_the_raised_maximum_does_not_reach() -> None:
+    """nova 2.49 -> 2.50, the documents gate changes on 2.50 and on 2.51 (nova 0ffe7b27):
+    the report asks to raise the maximum to 2.51, so the checklist is about 2.51."""
+    def finding(minor: int) -> Finding:
+        change = Change("response-body", "added", "", "GET /servers/{id}",
+                        OpKey("GET", "/servers/{}"), pointer=f"/server/f{minor}",
+                        gated=Version(2, minor))
+        return Finding("attribute-added", "attribute", "?", REQUIRED, change, "m")
+
+    raised = Report("old", "new", Version(2, 49), Version(2, 50), (finding(50), finding(51)))
+    assert raised.bump_missing() == Version(2, 51)
+    book = bookkeeping_of(nova("2.49"), nova("2.50"), raised, set(), profile="nova",
+                          released_max=Version(2, 42))
+    assert book.next_version == "2.51"
+    reached = Report("old", "new", Version(2, 49), Version(2, 50), (finding(50),))
+    assert bookkeeping_of(nova("2.49"), nova("2.50"), reached, set(), profile="nova",
+                          released_max=Version(2, 42)).next_version == "2.50"
+
+
 # -- through run_diff ------------------------------------------------------------------------
 def write_api(path: Path, keys: list[str], version: str, gated: str | None = None) -> str:
     props: dict[str, Any] = {k: {"type": "string"} for k in keys}
