@@ -4,6 +4,7 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,15 +17,16 @@ from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import MAJORS_KEY
 from needs_microversion.model.snapshot import Snapshot
 
-if TYPE_CHECKING:  # imported where used: neither is needed to compare two files
+if TYPE_CHECKING:  # imported where used: none is needed to compare two files unvalidated
     from needs_microversion.loaders.apiref.reader import ApiRefResult
     from needs_microversion.loaders.git import LocalCopy
+    from needs_microversion.loaders.openapi.validate import Beside
 
 
 def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
-              ) -> tuple[Snapshot, Snapshot]:
-    """Both sides, their paths written alike; the two documents are validated side by side
-    (`validate.problems_of_pair`), in two processes where the platform can fork.
+              ) -> tuple[Snapshot, Snapshot, Validation]:
+    """Both sides, their paths written alike, and their validation: found in a forked child
+    while the caller compares them (`Validation.attach` adds the problems when needed).
 
     An api-ref tree documenting several API versions keeps the version prefixes in its paths
     (`/v2/volumes`, `/v3/volumes`), a tree of one version drops them. When only one side of a
@@ -32,25 +34,58 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     or every operation of the remaining version would look removed and added.
     """
     sides = _prepare_pair(old, new)
-    builders = [s for s in sides if isinstance(s, SnapshotBuilder)]
-    found: list[list[str]] = [[] for _ in builders]
-    if validate and builders:
-        from needs_microversion.loaders.openapi.validate import problems_of_pair
+    checked = [validate and isinstance(s, SnapshotBuilder) for s in sides]
+    validation = Validation(None, (False, False), strict)
+    if any(checked):
+        from needs_microversion.loaders.openapi.validate import Beside
 
-        with collector_for_validation():
-            found = problems_of_pair([(b.doc, b.resolver) for b in builders])
-        for warnings in found:
-            if strict and warnings:
+        validation = Validation(Beside([(s.doc, s.resolver) for s in sides
+                                        if isinstance(s, SnapshotBuilder) and validate]),
+                                (checked[0], checked[1]), strict)
+    try:
+        a, b = (s.build() if isinstance(s, SnapshotBuilder) else s for s in sides)
+        if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
+            if _majors(a):
+                b = load_snapshot(new, validate=validate, strict=strict, keep_major=True)
+            else:
+                a = load_snapshot(old, validate=validate, strict=strict, keep_major=True)
+    except BaseException:
+        validation.cancel()
+        raise
+    return a, b, validation
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The validation problems of a pair, perhaps still being found beside the comparison."""
+
+    beside: Beside | None  # None: nothing validated
+    checked: tuple[bool, bool]  # which of the two sides were validated
+    strict: bool  # a problem is an error, not a warning
+
+    def attach(self, old: Snapshot, new: Snapshot) -> tuple[Snapshot, Snapshot]:
+        """Both sides with their problems as warnings (waits for them); under `strict` the
+        first problem is an InputError."""
+        if self.beside is None:
+            return old, new
+        found = iter(self.beside.problems())
+        lists = [next(found) if checked else [] for checked in self.checked]
+        for warnings in lists:
+            if self.strict and warnings:
                 raise InputError(f"not a valid OpenAPI document: {warnings[0]}")
-    problems = iter(found)
-    a, b = (_with_warnings(s.build(), next(problems)) if isinstance(s, SnapshotBuilder)
-            else s for s in sides)
-    if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
-        if _majors(a):
-            b = load_snapshot(new, validate=validate, strict=strict, keep_major=True)
-        else:
-            a = load_snapshot(old, validate=validate, strict=strict, keep_major=True)
-    return a, b
+        return _with_warnings(old, lists[0]), _with_warnings(new, lists[1])
+
+    def cancel(self) -> None:
+        """The comparison failed first: the problems are not wanted."""
+        if self.beside is not None:
+            self.beside.cancel()
+
+    def __enter__(self) -> Validation:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.cancel()
 
 
 def _majors(snapshot: Snapshot) -> bool:

@@ -27,8 +27,8 @@ def _tree(folder: Path, extra: str = "") -> dict[str, str]:
     return files
 
 
-def _facts(pair: tuple[Snapshot, Snapshot]) -> list[tuple[object, ...]]:
-    return [(s.document.data, s.warnings, s.max_version, s.display) for s in pair]
+def _facts(pair: tuple[Snapshot, Snapshot, load.Validation]) -> list[tuple[object, ...]]:
+    return [(s.document.data, s.warnings, s.max_version, s.display) for s in pair[:2]]
 
 
 def _one_after_the_other(monkeypatch: pytest.MonkeyPatch, old: str, new: str

@@ -17,7 +17,7 @@ from needs_microversion.config import (
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.judge import judge, side_warnings
-from needs_microversion.load import load_pair
+from needs_microversion.load import Validation, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
 from needs_microversion.model.snapshot import Snapshot
@@ -125,30 +125,33 @@ def _run_diff(request: DiffRequest) -> Report:
     profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
     options = build_options(request, service)
     evidence = request.evidence or _evidence_from_texts(request, config, service)
-    old, new = load_pair(request.old, request.new, validate=request.validate,
-                         strict=request.strict)
-    doc_maxima = (old.max_version, new.max_version)
-    if evidence is not None and evidence.old_max is not None and evidence.new_max is not None:
-        # The code's maxima, both sides known: only they say what is provided.
-        old = replace(old, max_version=evidence.old_max)
-        new = replace(new, max_version=evidence.new_max)
-    old = _with_version(old, request.old_version, "--old-version")
-    new = _with_version(new, request.new_version, "--new-version")
-    old, notes = _fold(old, service.released_max or (evidence.released_max if evidence else None))
-    catch_up = request.catch_up if request.catch_up is not None else service.catch_up
-    if catch_up is None:
-        catch_up = "api-ref" in (old.source, new.source)
-    options = replace(options, documentation_catch_up=catch_up,
-                      code_changed=evidence.code_changed if evidence else None)
-    report = diff_snapshots(old, new, options, evidence, doc_maxima)
-    report = acknowledge(report, service.acknowledgements, datetime.date.today())
-    if evidence is not None and (evidence.old_file or evidence.new_file):
-        report = replace(report, bookkeeping=bookkeeping(
-            evidence, report, profile=profile.name, released_max=old.max_version))
-    report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
-                     warnings=(*report.warnings, *_unknown_claims(options, old, new),
-                               *_lower_maximum(old, new)))
-    return report
+    old, new, validation = load_pair(request.old, request.new, validate=request.validate,
+                                     strict=request.strict)
+    with validation:  # a failure below ends the child still validating
+        doc_maxima = (old.max_version, new.max_version)
+        if evidence is not None and evidence.old_max is not None \
+                and evidence.new_max is not None:
+            # The code's maxima, both sides known: only they say what is provided.
+            old = replace(old, max_version=evidence.old_max)
+            new = replace(new, max_version=evidence.new_max)
+        old = _with_version(old, request.old_version, "--old-version")
+        new = _with_version(new, request.new_version, "--new-version")
+        old, notes = _fold(old, service.released_max or (
+            evidence.released_max if evidence else None))
+        catch_up = request.catch_up if request.catch_up is not None else service.catch_up
+        if catch_up is None:
+            catch_up = "api-ref" in (old.source, new.source)
+        options = replace(options, documentation_catch_up=catch_up,
+                          code_changed=evidence.code_changed if evidence else None)
+        report = diff_snapshots(old, new, options, evidence, doc_maxima, validation)
+        report = acknowledge(report, service.acknowledgements, datetime.date.today())
+        if evidence is not None and (evidence.old_file or evidence.new_file):
+            report = replace(report, bookkeeping=bookkeeping(
+                evidence, report, profile=profile.name, released_max=old.max_version))
+        report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
+                         warnings=(*report.warnings, *_unknown_claims(options, old, new),
+                                   *_lower_maximum(old, new)))
+        return report
 
 
 def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]:
@@ -211,10 +214,14 @@ def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
 
 def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
                    evidence: Evidence | None = None,
-                   doc_maxima: tuple[Version | None, Version | None] | None = None) -> Report:
+                   doc_maxima: tuple[Version | None, Version | None] | None = None,
+                   validation: Validation | None = None) -> Report:
     """Compare and judge; repository evidence adds the API's maximum as a change and gates
-    the changes of documents that write no microversion (`repository.judging`)."""
+    the changes of documents that write no microversion (`repository.judging`). The
+    validation problems are waited for only after the comparison, which they never change."""
     changes = with_lines(compare(old, new), (old, new))
+    if validation is not None:
+        old, new = validation.attach(old, new)
     experimental = experimental_operations(old, {c.op_key for c in changes},
                                            options.experimental_header)
     changes = attribute_unmarked(changes, old, new, evidence)

@@ -256,7 +256,8 @@ def _retired(responses: Mapping[str, Response], version: Version, documentation:
 
 _REMOVED = re.compile(
     r"\b(?:apis?|they|these|this|it|extensions?|operations?|resources?|calls?)\s+(?:\w+\s+)?"
-    r"(?:was|were|has been|have been|is|are)\s+(?:now\s+)?(?:removed|retired)\b|\bobsolete\b",
+    r"(?:was|were|has been|have been|is|are)\s+(?:now\s+)?(?:\w+ly\s+)?(?:removed|retired)\b"
+    r"|\bobsolete\b",
     re.IGNORECASE)
 
 

@@ -219,12 +219,3 @@ def spec_validator_for(data: Any) -> Any:
     if str(data.get("openapi", "")).startswith("3.1"):
         return OpenAPIV31SpecValidator
     return OpenAPIV30SpecValidator
-
-
-def ready(*documents: Any) -> None:
-    """Compile the predicates, and read the schemas these documents are checked against,
-    now (a forked child then starts with them)."""
-    _dialect_predicate()
-    for data in documents:
-        if isinstance(data, dict):
-            spec_validator_for(data).schema_validator  # noqa: B018 - made on first use

@@ -2,8 +2,9 @@
 
 Real published specs often fail validation, so problems are reported, not fatal, unless the
 user asks for --strict. Imported only when validation runs: the validator is slow to import.
-Validation is most of a validated run (4-9 s for a 4 MB document), so the two documents of a
-diff are validated side by side, one in a forked child process (`problems_of_pair`).
+Validation is most of a validated run (4-9 s for a 4 MB document, 0.2 s to import the
+validator), so the documents of a diff are validated in a forked child process while this
+one compares them (`Beside`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from needs_microversion import forked
+from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.locate import line_of
 from needs_microversion.documents.refs import RefResolver, RefusedRef
 from needs_microversion.model.document import Document
@@ -22,34 +24,46 @@ from needs_microversion.model.document import Document
 MAX_PROBLEMS = 20
 
 
-def problems_of_pair(sides: Sequence[tuple[Document, RefResolver]]) -> list[list[str]]:
-    """`problems` of each document, in order: the last one validated in a forked child
-    process while this one validates the others (the same list as one after the other).
+class Beside:
+    """The `problems` of some documents, found in a forked child process while this one
+    goes on (compares them): a validated run costs little more than an unvalidated one.
 
-    The child is a copy of this process after every `$ref` of its document was read and the
-    validator was imported, and it runs under an audit hook that refuses the network and any
-    file outside its tree and the Python installation. Where the platform cannot fork (or
-    the child fails) the document is validated here instead.
+    The child is a copy of this process after every `$ref` of the documents was read; it
+    imports the validator itself (this process never needs it) and runs under an audit hook
+    that refuses the network and any file outside the documents' trees and the Python
+    installation. Where the platform cannot fork, or the child fails, the documents are
+    validated here when `problems` is asked: the same lists, later.
     """
-    if len(sides) < 2 or not forked.can_fork():
-        return [problems(doc, resolver) for doc, resolver in sides]
-    _validator_ready(*(doc.data for doc, _ in sides))
-    *here, (doc, resolver) = sides
-    child = forked.start(lambda: problems(doc, resolver), _confinement(resolver.root))
-    try:
-        found = [problems(d, r) for d, r in here]
-    except BaseException:
+
+    def __init__(self, sides: Sequence[tuple[Document, RefResolver]]) -> None:
+        self._sides = list(sides)
+        self._child = forked.start(
+            lambda: _problems_of(self._sides),
+            _confinement(*(resolver.root for _, resolver in self._sides))) \
+            if self._sides else None
+
+    def problems(self) -> list[list[str]]:
+        """Each document's problems, in order (waits for the child)."""
+        child, self._child = self._child, None
+        found = forked.result(child) if child is not None else None
+        return found if found is not None else _problems_of(self._sides)
+
+    def cancel(self) -> None:
+        """The answer is not wanted (the run failed first): end the child."""
+        child, self._child = self._child, None
         if child is not None:
             forked.stop(child)
-        raise
-    last = forked.result(child) if child is not None else None
-    return [*found, last if last is not None else problems(doc, resolver)]
 
 
-def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
+def _problems_of(sides: Sequence[tuple[Document, RefResolver]]) -> list[list[str]]:
+    with collector_for_validation():
+        return [problems(doc, resolver) for doc, resolver in sides]
+
+
+def _confinement(*roots: str) -> Callable[[str, tuple[Any, ...]], None]:
     """An audit hook (PEP 578) for the child: no socket, and no file opened outside the
-    document's tree and the Python installation (where the validator's schemas are)."""
-    allowed = tuple({os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix,
+    documents' trees and the Python installation (where the validator's schemas are)."""
+    allowed = tuple({os.path.realpath(p) for p in (*roots, sys.prefix, sys.base_prefix,
                                                    sys.exec_prefix, os.path.dirname(__file__))})
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -66,9 +80,7 @@ def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
     return hook
 
 
-def _validator_ready(*documents: Any) -> None:
-    """Import the validator and the schemas of these documents, so that a forked child
-    reads nothing new."""
+def _mime_types_built_in() -> None:
     import mimetypes
 
     # The validator reads its own schemas through urllib, which loads the system's MIME
@@ -77,10 +89,6 @@ def _validator_ready(*documents: Any) -> None:
     if getattr(mimetypes, "_db", True) is None:
         mimetypes.inited = True
         mimetypes._db = mimetypes.MimeTypes()  # type: ignore[attr-defined]
-
-    from needs_microversion.loaders.openapi import spec_validators
-
-    spec_validators.ready(*documents)
 
 
 def problems(doc: Document, resolver: RefResolver) -> list[str]:
@@ -98,7 +106,7 @@ def problems(doc: Document, resolver: RefResolver) -> list[str]:
 
     from needs_microversion.loaders.openapi.spec_validators import spec_validator_for
 
-    _validator_ready()
+    _mime_types_built_in()
     data: Any = doc.data
     cls = spec_validator_for(data)
 

@@ -1,5 +1,6 @@
-"""Validating the two documents of a diff side by side gives what one after the other gives;
-the child process stays confined; the collector comes back as it was."""
+"""Validating the documents of a diff in a forked child, beside the comparison, gives what
+validating them here gives; the child process stays confined; the collector comes back as it
+was; a strict run still fails on the first problem."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from needs_microversion import forked
+from needs_microversion import forked, load
+from needs_microversion.errors import InputError
 from needs_microversion.collector import collector_for_validation, collector_paused
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver, RefusedRef
@@ -51,7 +53,9 @@ def _sides(tmp_path: Path, *texts: str) -> list[tuple]:
 def test_side_by_side_is_one_after_the_other(tmp_path: Path, texts: tuple[str, str]) -> None:
     alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, *texts)]
     assert any(alone)
-    assert validate.problems_of_pair(_sides(tmp_path, *texts)) == alone
+    beside = validate.Beside(_sides(tmp_path, *texts))
+    assert beside._child is not None or not forked.can_fork()  # the child does the work
+    assert beside.problems() == alone
 
 
 def test_a_failed_child_is_made_up_for_here(tmp_path: Path, monkeypatch) -> None:
@@ -59,7 +63,31 @@ def test_a_failed_child_is_made_up_for_here(tmp_path: Path, monkeypatch) -> None
                                                                             INVALID)]
     monkeypatch.setattr(forked, "result", lambda child: (
         os.close(child.pipe), os.waitpid(child.pid, 0), None)[-1])
-    assert validate.problems_of_pair(_sides(tmp_path, VALID, INVALID)) == alone
+    assert validate.Beside(_sides(tmp_path, VALID, INVALID)).problems() == alone
+
+
+def test_a_cancelled_child_is_ended(tmp_path: Path) -> None:
+    beside = validate.Beside(_sides(tmp_path, VALID, INVALID))
+    child = beside._child
+    beside.cancel()
+    if child is not None:
+        with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+            os.waitpid(child.pid, 0)
+
+
+def test_the_pair_strict_and_not(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(VALID)
+    new.write_text(INVALID)
+    (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
+    a, b, validation = load.load_pair(str(old), str(new))
+    assert a.warnings == b.warnings == ()  # the problems are still being found
+    a, b = validation.attach(a, b)
+    assert a.warnings == () and b.warnings == tuple(
+        validate.problems(read_document(new), RefResolver(read_document(new))))
+    a, b, validation = load.load_pair(str(old), str(new), strict=True)
+    with pytest.raises(InputError, match="not a valid OpenAPI document: .*new.yaml"):
+        validation.attach(a, b)
 
 
 def test_the_child_reads_nothing_outside_and_never_the_network(tmp_path: Path) -> None:
