@@ -3,7 +3,7 @@
 Real published specs often fail validation, so problems are reported, not fatal, unless the
 user asks for --strict. Imported only when validation runs: the validator is slow to import.
 Validation is most of a validated run (4-9 s for a 4 MB document, 0.2 s to import the
-validator), so the documents of a diff are validated in a forked child process while this
+validator), so each document of a diff is validated in a forked child process while this
 one compares them (`Beside`).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,45 +26,49 @@ MAX_PROBLEMS = 20
 
 
 class Beside:
-    """The `problems` of some documents, found in a forked child process while this one
-    goes on (compares them): a validated run costs little more than an unvalidated one.
+    """The `problems` of some documents, found in forked child processes (one a document)
+    while this one goes on (compares them): a validated run costs little more than an
+    unvalidated one.
 
-    The child is a copy of this process after every `$ref` of the documents was read; it
+    Each child is a copy of this process after every `$ref` of the documents was read; it
     imports the validator itself (this process never needs it) and runs under an audit hook
-    that refuses the network and any file outside the documents' trees and the Python
-    installation. Where the platform cannot fork, or the child fails, the documents are
+    that refuses the network and any file outside its document's tree and the Python
+    installation. Where the platform cannot fork, or a child fails, its document is
     validated here when `problems` is asked: the same lists, later.
     """
 
     def __init__(self, sides: Sequence[tuple[Document, RefResolver]]) -> None:
         self._sides = list(sides)
-        self._child = forked.start(
-            lambda: _problems_of(self._sides),
-            _confinement(*(resolver.root for _, resolver in self._sides))) \
-            if self._sides else None
+        self._children = [forked.start(partial(_problems_of, doc, resolver),
+                                       _confinement(resolver.root))
+                          for doc, resolver in self._sides]
 
     def problems(self) -> list[list[str]]:
-        """Each document's problems, in order (waits for the child)."""
-        child, self._child = self._child, None
-        found = forked.result(child) if child is not None else None
-        return found if found is not None else _problems_of(self._sides)
+        """Each document's problems, in order (waits for the children)."""
+        children, self._children = self._children, []
+        found = []
+        for (doc, resolver), child in zip(self._sides, children, strict=True):
+            answer = forked.result(child) if child is not None else None
+            found.append(answer if answer is not None else _problems_of(doc, resolver))
+        return found
 
     def cancel(self) -> None:
-        """The answer is not wanted (the run failed first): end the child."""
-        child, self._child = self._child, None
-        if child is not None:
-            forked.stop(child)
+        """The answers are not wanted (the run failed first): end the children."""
+        children, self._children = self._children, []
+        for child in children:
+            if child is not None:
+                forked.stop(child)
 
 
-def _problems_of(sides: Sequence[tuple[Document, RefResolver]]) -> list[list[str]]:
+def _problems_of(doc: Document, resolver: RefResolver) -> list[str]:
     with collector_for_validation():
-        return [problems(doc, resolver) for doc, resolver in sides]
+        return problems(doc, resolver)
 
 
-def _confinement(*roots: str) -> Callable[[str, tuple[Any, ...]], None]:
+def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
     """An audit hook (PEP 578) for the child: no socket, and no file opened outside the
-    documents' trees and the Python installation (where the validator's schemas are)."""
-    allowed = tuple({os.path.realpath(p) for p in (*roots, sys.prefix, sys.base_prefix,
+    document's tree and the Python installation (where the validator's schemas are)."""
+    allowed = tuple({os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix,
                                                    sys.exec_prefix, os.path.dirname(__file__))})
 
     def hook(event: str, args: tuple[Any, ...]) -> None:

@@ -54,7 +54,7 @@ def test_side_by_side_is_one_after_the_other(tmp_path: Path, texts: tuple[str, s
     alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, *texts)]
     assert any(alone)
     beside = validate.Beside(_sides(tmp_path, *texts))
-    assert beside._child is not None or not forked.can_fork()  # the child does the work
+    assert all(beside._children) or not forked.can_fork()  # the children do the work
     assert beside.problems() == alone
 
 
@@ -68,11 +68,12 @@ def test_a_failed_child_is_made_up_for_here(tmp_path: Path, monkeypatch) -> None
 
 def test_a_cancelled_child_is_ended(tmp_path: Path) -> None:
     beside = validate.Beside(_sides(tmp_path, VALID, INVALID))
-    child = beside._child
+    children = beside._children
     beside.cancel()
-    if child is not None:
-        with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
-            os.waitpid(child.pid, 0)
+    for child in children:
+        if child is not None:
+            with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+                os.waitpid(child.pid, 0)
 
 
 def test_the_pair_strict_and_not(tmp_path: Path) -> None:
