@@ -284,8 +284,9 @@ class Repo:
             if item is not None:
                 self._copy_file(folder, commit, item, path, display)
                 return LocalCopy(folder / path, display, False, folder)
-            self._copy_entries(folder, self.entries(commit, [path] if path else []), display)
-            self._copy_named_outside(folder, commit, path, display)
+            written = self._copy_entries(folder, self.entries(commit, [path] if path else []),
+                                         display)
+            self._copy_named_outside(folder, commit, path, display, written)
             # The api-ref reader confines reads to the nearest git work tree: the copied top.
             (folder / ".git").mkdir(exist_ok=True)
         except OSError as exc:  # a full or read-only temporary folder
@@ -317,7 +318,8 @@ class Repo:
         raise InputError(f"too many levels of symlinks {where}", display)
 
     def _copy_entries(self, folder: Path, listed: list[Entry], display: str,
-                      skip: str | None = None) -> None:
+                      skip: str | None = None) -> dict[str, bytes]:
+        """Write the files listed (a symlink as the file it reaches); what was written."""
         by_path = {item.path: item for item in listed}
         links = self.blobs([item for item in listed if item.mode == _SYMLINK], display)
         files = {}
@@ -330,16 +332,15 @@ class Repo:
         made: set[str] = set()
         for path, blob in files.items():
             _write(folder, path, contents[blob.sha], made)
+        return {path: contents[blob.sha] for path, blob in files.items()}
 
     def _copy_named_outside(self, folder: Path, commit: str | None, source: str,
-                            display: str) -> None:
-        """Files outside an api-ref folder that its directives name (examples, includes)."""
+                            display: str, written: dict[str, bytes]) -> None:
+        """Files outside an api-ref folder that its directives name (examples, includes);
+        `written`: the folder's files, as copied."""
         inside = f"{source}/" if source else ""
-        texts = {}
-        for local in (folder / source).rglob("*"):
-            if local.suffix in (".rst", ".inc") and local.is_file():
-                texts[local.relative_to(folder).as_posix()] = \
-                    local.read_text("utf-8", errors="replace")
+        texts = {name: raw.decode("utf-8", errors="replace") for name, raw in written.items()
+                 if name.endswith((".rst", ".inc"))}
         bases = {posixpath.dirname(name) for name in texts if name.endswith(".rst")}
         roots = [source, *_parents(source)]
         names = set()
