@@ -1,9 +1,10 @@
 """Work done in a forked child process while this one does other work.
 
-A run has two sides of the same cost (two documents to validate, two api-ref trees to
-read); on a machine with more than one processor the second is done by a copy of this
-process, side by side. The child is a `fork`: it needs nothing imported or read again, and
-its answer comes back pickled through a pipe (it is our own data, made by our own code).
+A run has parts of the same cost that do not depend on each other (two api-ref trees to
+read, two documents to validate while the comparison runs): a copy of this process does one
+of them, side by side. The child is a `fork`: it needs nothing read again, and its answer
+comes back pickled through a pipe (it is our own data, made by our own code). The tool runs
+no threads, so forking it is safe.
 Where the platform cannot fork, or the child fails for any reason, `result` is None and
 the caller does the work itself: the answer is the same either way, only slower.
 """

@@ -58,7 +58,7 @@ class LocalCopy:
     local: Path  # the file or folder on disk
     display: str  # as the user wrote it
     is_dir: bool
-    folder: Path  # the temporary folder holding it (removed when the process exits)
+    folder: Path  # the temporary folder holding it (removed once read, else at exit)
 
 
 @dataclass(frozen=True)
