@@ -131,9 +131,13 @@ def _prepare_pair(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
 
 
 def _may_be_tree(path: str) -> bool:
-    """A folder, or a REV:PATH name that may be one (git says which, in the child)."""
+    """A folder, on disk or as REV:PATH (an OpenAPI file is read here: no child)."""
     target = Path(path)
-    return target.is_dir() if target.exists() else ":" in path
+    if target.exists() or ":" not in path:
+        return target.is_dir()
+    from needs_microversion.loaders.git import names_folder
+
+    return names_folder(path)
 
 
 def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:

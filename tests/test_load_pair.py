@@ -89,3 +89,14 @@ def test_an_error_of_the_old_side_is_the_same_error(tmp_path: Path) -> None:
     with pytest.raises(InputError) as raised:
         load.load_pair(str(old), str(new), validate=False)
     assert "parameters.yaml" in str(raised.value)
+
+
+def test_a_file_in_git_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a tree is worth a child: an OpenAPI file out of git is read in this process."""
+    repo = make_repo(tmp_path / "repo", {"api.yaml": "openapi: 3.0.3\ninfo: {title: t, "
+                                         "version: '1'}\npaths: {}\n"})
+    monkeypatch.chdir(repo)
+    started = []
+    monkeypatch.setattr(forked, "start", lambda work, hook=None: started.append(1))
+    old, new, _ = load.load_pair("HEAD:api.yaml", "HEAD:api.yaml", validate=False)
+    assert started == [] and old.document.data == new.document.data

@@ -89,6 +89,15 @@ def checkout(text: str, cwd: Path | None = None) -> LocalCopy | None:
     return repo.copy(commit, path, text)
 
 
+def names_folder(text: str) -> bool:
+    """Whether REV:PATH names a folder (False for a file, a symlink, or no REV:PATH)."""
+    try:
+        found = _rev_path(text, None)
+    except InputError:  # said again, naming the input, when it is read
+        return False
+    return found is not None and found[0].entry(found[1], found[2])[0] == "dir"
+
+
 def folder_listing(text: str, cwd: Path | None = None) -> list[str] | None:
     """The files below REV:PATH when it names a folder, relative to it ("/"-separated);
     None when `text` is not REV:PATH or names a file."""
