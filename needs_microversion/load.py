@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.document import read_document
+from needs_microversion.documents.files import DISK
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_openapi
 from needs_microversion.model.document import Document
@@ -143,8 +144,8 @@ def _may_be_tree(path: str) -> bool:
 def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
     """In the child: the api-ref tree's reading, or None when `path` is a file."""
     target, copy = _local(path)
-    if not target.is_dir():
-        if copy is not None:  # the child never runs the exit handlers that remove it
+    if not _is_tree(target, copy):
+        if copy is not None and copy.folder is not None:  # the child runs no exit handlers
             shutil.rmtree(copy.folder, ignore_errors=True)
         return None
     return target, _tree_reading(target, copy, path, None)
@@ -153,7 +154,7 @@ def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
 def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked."""
     target, copy = _local(path)
-    if target.is_dir():
+    if _is_tree(target, copy):
         return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major), path)
     builder = SnapshotBuilder(read_document(target, display=path))
     # Every `$ref` of the structure is checked (and its files read, inside the tree) before
@@ -162,18 +163,17 @@ def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     return builder
 
 
+def _is_tree(target: Path, copy: LocalCopy | None) -> bool:
+    return copy.is_dir if copy is not None else target.is_dir()
+
+
 def _tree_reading(target: Path, copy: LocalCopy | None, display: str,
                   keep_major: bool | None) -> ApiRefResult:
-    """The api-ref reader's answer. A copy out of git is removed as soon as it is read:
-    `history` reads thousands of trees in one process, and a forked child never runs the
-    exit handlers that would remove it."""
+    """The api-ref reader's answer; a revision's tree is read from memory."""
     from needs_microversion.loaders.apiref.reader import load_apiref
 
-    try:
-        return load_apiref(target, display=display, keep_major=keep_major)
-    finally:
-        if copy is not None:
-            shutil.rmtree(copy.folder, ignore_errors=True)
+    files = copy.files if copy is not None and copy.files is not None else DISK
+    return load_apiref(target, display=display, keep_major=keep_major, fs=files)
 
 
 def _local(path: str) -> tuple[Path, LocalCopy | None]:

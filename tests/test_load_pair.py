@@ -64,8 +64,8 @@ def test_revisions_side_by_side_leave_no_copy_behind(
     monkeypatch.chdir(repo)
     side_by_side = _facts(load.load_pair("HEAD~1:api-ref/source", "HEAD:api-ref/source",
                                          validate=False))
-    # Each copy is removed once read: the child's (it never runs exit handlers) and this
-    # process's (`history` reads thousands).
+    # A revision's tree is read into memory: nothing is written, by the child (it never runs
+    # exit handlers) or by this process (`history` reads thousands).
     assert os.listdir(temp) == []
     assert side_by_side == _one_after_the_other(monkeypatch, "HEAD~1:api-ref/source",
                                                 "HEAD:api-ref/source")

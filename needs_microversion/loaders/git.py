@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from needs_microversion.documents.files import InMemory
 from needs_microversion.errors import InputError
 
 # `C:\x`, `C:/x`, `C:x` (a drive), `\\server\share`: paths, never revisions.
@@ -55,10 +56,11 @@ _PATHSPEC_CHUNK = 500  # paths per command line (Windows caps a command line at 
 
 @dataclass(frozen=True)
 class LocalCopy:
-    local: Path  # the file or folder on disk
+    local: Path  # the file or folder: on disk, or in `files`
     display: str  # as the user wrote it
     is_dir: bool
-    folder: Path  # the temporary folder holding it (removed once read, else at exit)
+    folder: Path | None = None  # the temporary folder of a file (removed once read, or at exit)
+    files: InMemory | None = None  # a folder's files (nothing written to disk)
 
 
 @dataclass(frozen=True)
@@ -287,21 +289,22 @@ class Repo:
             raise InputError(f"no such file or folder {where}", display)
         if item is not None and item.mode == _SUBMODULE:
             raise InputError(f"is a submodule {where}, not a file or folder", display)
+        if item is None:  # a folder (an api-ref tree): read into memory, never written
+            found = self._files(self.entries(commit, [path] if path else []), display)
+            found.update(self._named_outside(commit, path, display, found))
+            # The api-ref reader confines reads to the nearest git work tree: the top.
+            top = Path("/", f"needs-microversion-{commit or 'index'}")
+            files = InMemory({top / name: data for name, data in found.items()},
+                             (top / ".git",))
+            return LocalCopy(top / path, display, True, files=files)
         try:
             folder = Path(tempfile.mkdtemp(prefix="needs-microversion-"))
             atexit.register(shutil.rmtree, folder, ignore_errors=True)
-            if item is not None:
-                self._copy_file(folder, commit, item, path, display)
-                return LocalCopy(folder / path, display, False, folder)
-            written = self._copy_entries(folder, self.entries(commit, [path] if path else []),
-                                         display)
-            self._copy_named_outside(folder, commit, path, display, written)
-            # The api-ref reader confines reads to the nearest git work tree: the copied top.
-            (folder / ".git").mkdir(exist_ok=True)
+            self._copy_file(folder, commit, item, path, display)
         except OSError as exc:  # a full or read-only temporary folder
             raise InputError(f"cannot copy it out of git: {exc.strerror or exc}",
                              display) from None
-        return LocalCopy(folder / path, display, True, folder)
+        return LocalCopy(folder / path, display, False, folder)
 
     def _copy_file(self, folder: Path, commit: str | None, item: Entry, path: str,
                    display: str) -> None:
@@ -310,8 +313,11 @@ class Repo:
         _write(folder, path, raw, set())
         if _EXTERNAL_REF.search(raw):
             parent = posixpath.dirname(path)
-            self._copy_entries(folder, self.entries(commit, [parent] if parent else []),
-                               display, skip=path)
+            found = self._files(self.entries(commit, [parent] if parent else []), display,
+                                skip=path)
+            made: set[str] = set()
+            for name, data in found.items():
+                _write(folder, name, data, made)
 
     def _follow(self, commit: str | None, path: str, display: str, where: str
                 ) -> tuple[str, Entry | None, str]:
@@ -326,9 +332,9 @@ class Repo:
             path = "" if joined == "." else joined
         raise InputError(f"too many levels of symlinks {where}", display)
 
-    def _copy_entries(self, folder: Path, listed: list[Entry], display: str,
-                      skip: str | None = None) -> dict[str, bytes]:
-        """Write the files listed (a symlink as the file it reaches); what was written."""
+    def _files(self, listed: list[Entry], display: str, skip: str | None = None
+               ) -> dict[str, bytes]:
+        """The contents of the files listed by path (a symlink as the file it reaches)."""
         by_path = {item.path: item for item in listed}
         links = self.blobs([item for item in listed if item.mode == _SYMLINK], display)
         files = {}
@@ -338,18 +344,15 @@ class Repo:
                 if blob is not None:
                     files[item.path] = blob
         contents = self.blobs(files.values(), display)
-        made: set[str] = set()
-        for path, blob in files.items():
-            _write(folder, path, contents[blob.sha], made)
         return {path: contents[blob.sha] for path, blob in files.items()}
 
-    def _copy_named_outside(self, folder: Path, commit: str | None, source: str,
-                            display: str, written: dict[str, bytes]) -> None:
+    def _named_outside(self, commit: str | None, source: str, display: str,
+                       inside_files: dict[str, bytes]) -> dict[str, bytes]:
         """Files outside an api-ref folder that its directives name (examples, includes);
-        `written`: the folder's files, as copied."""
+        `inside_files`: the folder's own."""
         inside = f"{source}/" if source else ""
-        texts = {name: raw.decode("utf-8", errors="replace") for name, raw in written.items()
-                 if name.endswith((".rst", ".inc"))}
+        texts = {name: raw.decode("utf-8", errors="replace")
+                 for name, raw in inside_files.items() if name.endswith((".rst", ".inc"))}
         bases = {posixpath.dirname(name) for name in texts if name.endswith(".rst")}
         roots = [source, *_parents(source)]
         names = set()
@@ -362,10 +365,11 @@ class Repo:
                     joined = posixpath.normpath(posixpath.join(start, arg.lstrip("/")))
                     if _safe(joined) and not joined.startswith(inside):
                         names.add(joined)
-        if names:
-            found = [item for item in self.entries(commit, sorted(names))
-                     if item.path in names and item.mode != _SYMLINK]
-            self._copy_entries(folder, found, display)
+        if not names:
+            return {}
+        found = [item for item in self.entries(commit, sorted(names))
+                 if item.path in names and item.mode != _SYMLINK]
+        return self._files(found, display)
 
 
 def _through_links(item: Entry, by_path: dict[str, Entry], links: dict[str, bytes]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -183,12 +184,17 @@ def test_apiref_copy_holds_the_examples_it_names_at_that_revision(tmp_path, monk
                                                                    ) -> None:
     repo = make_repo(tmp_path / "r", APIREF)
     write(repo, LOCKED_APIREF)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     copy = checkout("HEAD:api-ref/source", repo)
     assert copy is not None and copy.is_dir and copy.display == "HEAD:api-ref/source"
+    assert copy.files is not None and copy.folder is None and list(temp.iterdir()) == []
     top = copy.local.parent.parent
-    assert (top / "doc/api_samples/server-get-resp.json").read_text() \
-        == APIREF["doc/api_samples/server-get-resp.json"]
-    assert not (top / "nova").exists()  # only what the directives name
+    assert copy.files.read(top / "doc/api_samples/server-get-resp.json", "x", 2**20) \
+        == APIREF["doc/api_samples/server-get-resp.json"].encode()
+    assert not copy.files.is_dir(top / "nova")  # only what the directives name
+    assert not (top / "api-ref").exists()  # nothing on disk: the files are in memory
 
 
 def test_a_file_copies_its_folder_only_when_it_may_ref_another_file(tmp_path) -> None:

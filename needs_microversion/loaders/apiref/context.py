@@ -68,8 +68,9 @@ class Context:
         if path in self.yaml_files:
             return self.yaml_files[path]
         result: YamlFile | None = None
-        text = self.tree.read_text(path, where) if path.is_file() else None
-        if not path.is_file():
+        found = self.tree.fs.is_file(path)
+        text = self.tree.read_text(path, where) if found else None
+        if not found:
             self.warn(where, f"{what} '{self.tree.rel(path)}' not found")
         elif text is not None:
             result = load_yaml(text)
@@ -93,7 +94,7 @@ class Context:
         if key not in self.examples:
             data: object = None
             text = self.tree.read_text(path, where) if path.suffix == ".json" and \
-                path.is_file() else None
+                self.tree.fs.is_file(path) else None
             if text is not None and not selection.whole:
                 selected = select(text, selection)
                 if selected.text is None:

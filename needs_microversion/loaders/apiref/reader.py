@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from needs_microversion.documents.files import DISK, Files
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.context import Context
 from needs_microversion.loaders.apiref.records import Section
@@ -89,24 +90,25 @@ class ApiRefResult:
     max_version: str | None
 
 
-def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None
-                ) -> ApiRefResult:
+def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None,
+                fs: Files = DISK) -> ApiRefResult:
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
-    version prefixes in paths (None: only when the tree documents several versions)."""
-    shown = display or str(source)  # a git revision's copy is named as the user wrote it
+    version prefixes in paths (None: only when the tree documents several versions); `fs`:
+    where its files are (a git revision's, in memory)."""
+    shown = display or str(source)  # a git revision's tree is named as the user wrote it
     try:
-        return _load(source, shown, display, keep_major)
+        return _load(source, shown, display, keep_major, fs)
     except InputError as exc:  # named from the tree's folder: name it as the user wrote it
         if exc.file is None or exc.file.startswith("/") or exc.file == shown:
             raise
         raise InputError(exc.reason, posixpath.join(shown, exc.file), exc.line) from None
 
 
-def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
-          ) -> ApiRefResult:
-    if not source.is_dir():
+def _load(source: Path, shown: str, display: str | None, keep_major: bool | None,
+          fs: Files) -> ApiRefResult:
+    if not fs.is_dir(source):
         raise InputError("not an api-ref source folder", shown)
-    tree = open_tree(source)
+    tree = open_tree(source, fs)
     if not tree.files:  # a wrong folder would otherwise read as an API with no operations
         raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
     ctx = Context(tree)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
+from needs_microversion.documents.files import DISK, Files
+from needs_microversion.documents.reading import FileTooLarge, describe_size
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.rst import Directive, RstDoc, read_rst
 
@@ -54,6 +55,7 @@ class Tree:
     files: list[SourceFile] = field(default_factory=list)  # document order
     warnings: list[str] = field(default_factory=list)
     bytes_read: int = 0
+    fs: Files = DISK  # where the files are read: the disk, or a revision in memory
 
     # Every table row and example names its file: pathlib's work is done once per path.
     _rels: dict[Path, str] = field(default_factory=dict, repr=False)
@@ -78,7 +80,7 @@ class Tree:
         resolved = self._resolved.get((name, base))
         if resolved is None:
             target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
-            resolved = self._resolved[name, base] = target.resolve()
+            resolved = self._resolved[name, base] = self.fs.resolve(target)
         if not resolved.is_relative_to(self.sandbox):
             if not quiet:
                 self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")
@@ -89,7 +91,7 @@ class Tree:
         """A file of the tree; None, with a warning, when it is no regular file or cannot be
         read. Too large a file, or too many bytes in all, is an error naming the file."""
         try:
-            raw = read_bounded(path, self.rel(path), MAX_FILE_BYTES)
+            raw = self.fs.read(path, self.rel(path), MAX_FILE_BYTES)
         except FileTooLarge:
             raise
         except InputError as exc:
@@ -102,14 +104,14 @@ class Tree:
         return raw.decode("utf-8", errors="replace")
 
 
-def open_tree(source: Path) -> Tree:
-    source = source.resolve()
-    sandbox = _sandbox(source)
-    tree = Tree(source=source, srcdir=_srcdir(source, sandbox), sandbox=sandbox)
+def open_tree(source: Path, fs: Files = DISK) -> Tree:
+    source = fs.resolve(source)
+    sandbox = _sandbox(source, fs)
+    tree = Tree(source=source, srcdir=_srcdir(source, sandbox, fs), sandbox=sandbox, fs=fs)
     texts: dict[Path, str] = {}
-    for path in sorted(p for p in source.rglob("*") if p.suffix in (".inc", ".rst")
-                       and p.is_file() and not _hidden(p.relative_to(source))):
-        resolved = path.resolve()
+    for path in sorted(p for p in fs.below(source) if p.suffix in (".inc", ".rst")
+                       and not _hidden(p.relative_to(source))):
+        resolved = fs.resolve(path)
         if not resolved.is_relative_to(tree.sandbox):
             tree.warnings.append(f"{tree.rel(path)}: links outside {tree.sandbox}; not read")
             continue
@@ -144,7 +146,7 @@ def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
             if name.startswith("<"):
                 continue  # a docutils standard-library include: not part of the tree
             target = tree.resolve(name, path.parent, where)
-            if target is not None and not target.is_file():
+            if target is not None and not tree.fs.is_file(target):
                 tree.warnings.append(f"{where}: included file '{name}' not found")
             elif target is not None:
                 found.append(target)
@@ -183,24 +185,24 @@ def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]],
     return order, base
 
 
-def _srcdir(source: Path, sandbox: Path) -> Path:
+def _srcdir(source: Path, sandbox: Path, fs: Files) -> Path:
     """The Sphinx source root: the nearest folder up (inside the sandbox) with conf.py or
     named `api-ref/source`, else the given one."""
     for folder in (source, *source.parents):
         if not folder.is_relative_to(sandbox):
             break
-        if (folder / "conf.py").is_file():
+        if fs.is_file(folder / "conf.py"):
             return folder
         if folder.name == "source" and folder.parent.name.endswith("api-ref"):
             return folder
     return source
 
 
-def _sandbox(source: Path) -> Path:
+def _sandbox(source: Path, fs: Files) -> Path:
     """The repository folder holding the tree: the nearest git work tree up, else the
     folder above `api-ref/` (OpenStack layout), else the source folder's parent."""
     for folder in (source, *source.parents):
-        if (folder / ".git").exists():
+        if fs.is_dir(folder / ".git") or fs.is_file(folder / ".git"):
             return folder
     for folder in (source, *source.parents):
         if folder.name.endswith("api-ref"):

@@ -1,0 +1,85 @@
+"""Where files are read from: the disk, or a git revision held in memory.
+
+A revision's tree (`REV:api-ref/source`, and the samples its directives name) is read out of
+git into memory, never written to a temporary folder: `check` compares two revisions of
+hundreds of files each, and writing them out only to read them back was a third of its time
+on a slow file system. The reader asks these few questions of either.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
+from needs_microversion.errors import InputError
+
+
+class Files(Protocol):
+    def is_file(self, path: Path) -> bool: ...
+    def is_dir(self, path: Path) -> bool: ...
+    def resolve(self, path: Path) -> Path: ...
+    def below(self, folder: Path) -> list[Path]: ...
+    def read(self, path: Path, display: str, limit: int) -> bytes: ...
+
+
+class Disk:
+    """The file system, as `pathlib` sees it (symlinks followed by `resolve`)."""
+
+    def is_file(self, path: Path) -> bool:
+        return path.is_file()
+
+    def is_dir(self, path: Path) -> bool:
+        return path.is_dir()
+
+    def resolve(self, path: Path) -> Path:
+        return path.resolve()
+
+    def below(self, folder: Path) -> list[Path]:
+        """Every file below a folder, as reached (not resolved)."""
+        return [path for path in folder.rglob("*") if path.is_file()]
+
+    def read(self, path: Path, display: str, limit: int) -> bytes:
+        return read_bounded(path, display, limit)
+
+
+DISK = Disk()
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """Files by absolute path below a root that is on no disk; symlinks were followed when
+    the files were taken out of git, so a path resolves by its spelling alone."""
+
+    files: Mapping[Path, bytes]
+    folders: tuple[Path, ...] = ()  # folders holding no file (a marker such as `.git`)
+    _dirs: frozenset[Path] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        dirs = {parent for path in (*self.files, *self.folders) for parent in path.parents}
+        object.__setattr__(self, "_dirs", frozenset(dirs | set(self.folders)))
+
+    def is_file(self, path: Path) -> bool:
+        return self.resolve(path) in self.files
+
+    def is_dir(self, path: Path) -> bool:
+        return self.resolve(path) in self._dirs
+
+    def resolve(self, path: Path) -> Path:
+        return Path(os.path.normpath(path))
+
+    def below(self, folder: Path) -> list[Path]:
+        return [path for path in self.files if path.is_relative_to(folder)]
+
+    def read(self, path: Path, display: str, limit: int) -> bytes:
+        data = self.files.get(self.resolve(path))
+        if data is None:
+            if self.is_dir(path):
+                raise InputError("is a directory, not a file", display)
+            raise InputError("no such file", display)
+        if len(data) > limit:
+            raise FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
+        return data
