@@ -351,7 +351,9 @@ class Repo:
         """Files outside an api-ref folder that its directives name (examples, includes);
         `inside_files`: the folder's own."""
         inside = f"{source}/" if source else ""
-        texts = {name: raw.decode("utf-8", errors="replace")
+        # Universal newlines, as a text read gives them: a CRLF file names its samples too.
+        texts = {name: raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+                 .replace("\r", "\n")
                  for name, raw in inside_files.items() if name.endswith((".rst", ".inc"))}
         bases = {posixpath.dirname(name) for name in texts if name.endswith(".rst")}
         roots = [source, *_parents(source)]

@@ -197,6 +197,18 @@ def test_apiref_copy_holds_the_examples_it_names_at_that_revision(tmp_path, monk
     assert not (top / "api-ref").exists()  # nothing on disk: the files are in memory
 
 
+def test_a_crlf_tree_names_its_examples_too(tmp_path) -> None:
+    """A file written with CRLF line ends (cyborg's arqs.inc until 2021) names its samples
+    as an LF one does: the directives are found line by line, as a text read finds them."""
+    files = {name: text.replace("\n", "\r\n") if name.endswith((".inc", ".rst")) else text
+             for name, text in APIREF.items()}
+    repo = make_repo(tmp_path / "r", files)
+    copy = checkout("HEAD:api-ref/source", repo)
+    assert copy is not None and copy.files is not None
+    top = copy.local.parent.parent
+    assert copy.files.is_file(top / "doc/api_samples/server-get-resp.json")
+
+
 def test_a_file_copies_its_folder_only_when_it_may_ref_another_file(tmp_path) -> None:
     repo = make_repo(tmp_path / "r", {"a/api.yaml": api(), "a/other.yaml": "x: 1\n",
                                       "b/api.yaml": api(ref="other.yaml#/X"),
