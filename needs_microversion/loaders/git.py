@@ -59,7 +59,7 @@ class LocalCopy:
     local: Path  # the file or folder: on disk, or in `files`
     display: str  # as the user wrote it
     is_dir: bool
-    folder: Path | None = None  # the temporary folder of a file (removed once read, or at exit)
+    folder: Path | None = None  # the temporary folder holding a file (removed at exit)
     files: InMemory | None = None  # a folder's files (nothing written to disk)
 
 
