@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from functools import partial
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from needs_microversion import forked
@@ -45,7 +45,8 @@ class Beside:
 
     def problems(self) -> list[list[str]]:
         """Each document's problems, in order (waits for the children)."""
-        children, self._children = self._children, []
+        children = self._children or [None] * len(self._sides)  # asked again: here
+        self._children = []
         found = []
         for (doc, resolver), child in zip(self._sides, children, strict=True):
             answer = forked.result(child) if child is not None else None
