@@ -23,7 +23,7 @@ class Files(Protocol):
     def is_file(self, path: Path) -> bool: ...
     def is_dir(self, path: Path) -> bool: ...
     def resolve(self, path: Path) -> Path: ...
-    def below(self, folder: Path) -> list[Path]: ...
+    def below(self, folder: Path, suffixes: tuple[str, ...]) -> list[Path]: ...
     def read(self, path: Path, display: str, limit: int) -> bytes: ...
 
 
@@ -39,9 +39,10 @@ class Disk:
     def resolve(self, path: Path) -> Path:
         return path.resolve()
 
-    def below(self, folder: Path) -> list[Path]:
-        """Every file below a folder, as reached (not resolved)."""
-        return [path for path in folder.rglob("*") if path.is_file()]
+    def below(self, folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+        """Every file below a folder with one of these suffixes, as reached (not resolved)."""
+        return [path for path in folder.rglob("*") if path.suffix in suffixes
+                and path.is_file()]
 
     def read(self, path: Path, display: str, limit: int) -> bytes:
         return read_bounded(path, display, limit)
@@ -72,8 +73,9 @@ class InMemory:
     def resolve(self, path: Path) -> Path:
         return Path(os.path.normpath(path))
 
-    def below(self, folder: Path) -> list[Path]:
-        return [path for path in self.files if path.is_relative_to(folder)]
+    def below(self, folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+        return [path for path in self.files
+                if path.suffix in suffixes and path.is_relative_to(folder)]
 
     def read(self, path: Path, display: str, limit: int) -> bytes:
         data = self.files.get(self.resolve(path))

@@ -109,8 +109,8 @@ def open_tree(source: Path, fs: Files = DISK) -> Tree:
     sandbox = _sandbox(source, fs)
     tree = Tree(source=source, srcdir=_srcdir(source, sandbox, fs), sandbox=sandbox, fs=fs)
     texts: dict[Path, str] = {}
-    for path in sorted(p for p in fs.below(source) if p.suffix in (".inc", ".rst")
-                       and not _hidden(p.relative_to(source))):
+    for path in sorted(p for p in fs.below(source, (".inc", ".rst"))
+                       if not _hidden(p.relative_to(source))):
         resolved = fs.resolve(path)
         if not resolved.is_relative_to(tree.sandbox):
             tree.warnings.append(f"{tree.rel(path)}: links outside {tree.sandbox}; not read")
