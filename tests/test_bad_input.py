@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -240,3 +241,15 @@ def test_a_version_file_is_read_bounded(tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("diff", str(doc), str(doc), "--no-validate", "--config",
                            str(tmp_path / "c.yaml"))
     assert code == 2 and err.count("\n") == 1 and "version.py: is larger than 1 MiB" in err, err
+
+
+def test_an_apiref_file_name_with_a_nul_is_a_warning(tmp_path: Path, run_cli) -> None:
+    """A directive naming a file with a NUL character (no file system takes it) is a warning
+    naming the line, not a crash."""
+    tree = tmp_path / "source"
+    shutil.copytree(ROOT / "tests" / "data" / "apiref" / "basic", tree)
+    with (tree / "servers.inc").open("a") as handle:
+        handle.write("\n.. literalinclude:: samples/a\x00b.json\n\n.. include:: x\x00y.inc\n")
+    code, out, err = run_cli("diff", str(tree), str(tree))
+    assert code == 0, err
+    assert "is no file name; not read" in err

@@ -28,6 +28,8 @@ def read_bounded(path: str | Path, display: str, limit: int) -> bytes:
         raise InputError("no such file", display) from None
     except OSError as exc:  # a symlink loop, a socket, no permission
         raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
+    except ValueError:  # a NUL in the name: no file system takes it
+        raise InputError("no such file (the name holds a NUL character)", display) from None
     too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
     try:
         info = os.fstat(fd)

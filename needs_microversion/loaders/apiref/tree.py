@@ -75,8 +75,12 @@ class Tree:
     def resolve(self, name: str, base: Path, where: str, *, quiet: bool = False
                 ) -> Path | None:
         """A file argument as Sphinx resolves it; None (with a warning unless `quiet`) if it
-        escapes the sandbox."""
+        escapes the sandbox or can name no file."""
         name = name.strip()
+        if "\0" in name:  # no file system takes it (os calls raise ValueError)
+            if not quiet:
+                self.warnings.append(f"{where}: {name!r} is no file name; not read")
+            return None
         resolved = self._resolved.get((name, base))
         if resolved is None:
             target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
