@@ -10,6 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
+# Every document is validated, as on a first run: no test reads or writes the user's cache of
+# validation problems (tests of that cache give it a folder of their own).
+os.environ["NEEDS_MICROVERSION_CACHE"] = ""
+
 
 def package_index_reachable() -> bool:
     """Whether pip can install from the package index (pre-commit and the GitHub Action

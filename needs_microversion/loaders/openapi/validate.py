@@ -4,7 +4,8 @@ Real published specs often fail validation, so problems are reported, not fatal,
 user asks for --strict. Imported only when validation runs: the validator is slow to import.
 Validation is most of a validated run (4-9 s for a 4 MB document, 0.2 s to import the
 validator), so each document of a diff is validated in a forked child process while this
-one compares them (`Beside`).
+one compares them (`Beside`), and a document validated in an earlier run is not validated
+again (`remembered`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.locate import line_of
 from needs_microversion.documents.refs import RefResolver, RefusedRef
+from needs_microversion.loaders.openapi.remembered import Checked, Remembered, files_read, folder
 from needs_microversion.model.document import Document
 
 MAX_PROBLEMS = 20
@@ -34,24 +36,33 @@ class Beside:
     imports the validator itself (this process never needs it) and runs under an audit hook
     that refuses the network and any file outside its document's tree and the Python
     installation. Where the platform cannot fork, or a child fails, its document is
-    validated here when `problems` is asked: the same lists, later.
+    validated here when `problems` is asked: the same lists, later. A document whose
+    problems are remembered (`remembered`) needs no child.
     """
 
-    def __init__(self, sides: Sequence[tuple[Document, RefResolver]]) -> None:
+    def __init__(self, sides: Sequence[tuple[Document, RefResolver]],
+                 remembered: Remembered | None = None) -> None:
         self._sides = list(sides)
-        self._children = [forked.start(partial(_problems_of, doc, resolver),
-                                       _confinement(resolver.root))
-                          for doc, resolver in self._sides]
+        self._remembered = remembered if remembered is not None else Remembered(folder())
+        # Answers known without validating: found in an earlier run (or asked before).
+        self._known = [self._remembered.recall(doc, resolver) for doc, resolver in self._sides]
+        self._children = [
+            None if known is not None else forked.start(partial(_checked, doc, resolver),
+                                                        _confinement(resolver.root))
+            for known, (doc, resolver) in zip(self._known, self._sides, strict=True)]
 
     def problems(self) -> list[list[str]]:
         """Each document's problems, in order (waits for the children)."""
         children = self._children or [None] * len(self._sides)  # asked again: here
         self._children = []
-        found = []
-        for (doc, resolver), child in zip(self._sides, children, strict=True):
-            answer = forked.result(child) if child is not None else None
-            found.append(answer if answer is not None else _problems_of(doc, resolver))
-        return found
+        for i, ((doc, resolver), child) in enumerate(zip(self._sides, children, strict=True)):
+            if self._known[i] is None:
+                checked = forked.result(child) if child is not None else None
+                if checked is None:
+                    checked = _checked(doc, resolver)
+                self._remembered.keep(doc, resolver, checked)
+                self._known[i] = checked.problems
+        return [list(known or ()) for known in self._known]
 
     def cancel(self) -> None:
         """The answers are not wanted (the run failed first): end the children."""
@@ -61,9 +72,10 @@ class Beside:
                 forked.stop(child)
 
 
-def _problems_of(doc: Document, resolver: RefResolver) -> list[str]:
+def _checked(doc: Document, resolver: RefResolver) -> Checked:
     with collector_for_validation():
-        return problems(doc, resolver)
+        found, complete = _validated(doc, resolver)
+    return Checked(tuple(found), files_read(resolver), complete)
 
 
 def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
@@ -98,7 +110,12 @@ def _mime_types_built_in() -> None:
 
 
 def problems(doc: Document, resolver: RefResolver) -> list[str]:
-    """Validation problems, each "file:line: message (at /pointer)".
+    """Validation problems, each "file:line: message (at /pointer)"."""
+    return _validated(doc, resolver)[0]
+
+
+def _validated(doc: Document, resolver: RefResolver) -> tuple[list[str], bool]:
+    """The problems, and whether the validator finished (not stopped by its own failure).
 
     The validator resolves `$ref`s itself; it is given a registry whose only way to read a
     file is `resolver` (inside the document's folder, regular files, size-capped), so it
@@ -140,7 +157,8 @@ def problems(doc: Document, resolver: RefResolver) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - the validator's own failures are only warnings
         found.append(f"{doc.display}: the validator could not check this document: "
                      f"{_reason(exc)}")
-    return found
+        return found, False
+    return found, True
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,0 +1,159 @@
+"""Validation problems remembered by what was validated, so a file is validated once.
+
+On a small document validating is most of a default run (importing the validator alone
+takes 0.2 s), and in a pre-commit hook, a CI job or a user's loop one side of the pair is the
+same file run after run. A document's problems depend only on its text, its place in its
+tree, the name it is shown under, the files its `$ref`s read, and the validator: an entry is
+found by the first ones and lists the files read with their digests, so an edited `$ref`
+target is a miss, as is another validator (or another copy of this tool's checks).
+
+Where: `$NEEDS_MICROVERSION_CACHE` (empty: no cache), else `$XDG_CACHE_HOME/needs-microversion`,
+else `~/.cache/needs-microversion`. Only this process reads and writes it, never a validating
+child. A cache that cannot be read or written is no cache: never an error, never a wrong
+answer (an entry that is not what this module writes is a miss).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from contextlib import suppress
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+
+from needs_microversion.documents.refs import RefResolver
+from needs_microversion.model.document import Document
+
+ENV = "NEEDS_MICROVERSION_CACHE"
+_FORMAT = 1
+_MAX_ENTRY = 1 << 20  # bytes: an entry holds at most MAX_PROBLEMS short lines
+_KEEP = 512  # entries; past it the least recently used half is removed
+_VALIDATOR = ("openapi_spec_validator", "openapi_schema_validator", "jsonschema",
+              "jsonschema_path", "referencing")
+
+Files = tuple[tuple[str, str], ...]  # (path in the tree, sha256 of the text) of files read
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One document validated: its problems, the files that took, and whether the
+    validator finished (an answer cut short by a failure is not remembered)."""
+
+    problems: tuple[str, ...]
+    files: Files
+    complete: bool
+
+
+def folder() -> Path | None:
+    """Where entries are kept (None: nowhere)."""
+    chosen = os.environ.get(ENV)
+    if chosen is not None:
+        return Path(chosen) / "validation" if chosen else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "needs-microversion" / "validation"
+
+
+def files_read(resolver: RefResolver) -> Files:
+    """The document and every file its `$ref`s read, each with the digest of its text."""
+    return tuple((_place(doc, resolver.root), _digest(doc)) for doc in resolver.documents)
+
+
+class Remembered:
+    """The entries of one folder (none when `where` is None)."""
+
+    def __init__(self, where: Path | None) -> None:
+        self._where = where
+
+    def recall(self, doc: Document, resolver: RefResolver) -> tuple[str, ...] | None:
+        """The problems found before for the same document, files and validator."""
+        entry = self._entry(doc, resolver)
+        if entry is None:
+            return None
+        try:
+            with open(entry, "rb") as handle:
+                raw = handle.read(_MAX_ENTRY + 1)
+            if len(raw) > _MAX_ENTRY:
+                return None
+            data = json.loads(raw)
+            os.utime(entry)  # recently used: kept when the folder is pruned
+        except (OSError, ValueError):
+            return None
+        if not _well_formed(data):
+            return None
+        now = dict(files_read(resolver))
+        if any(now.get(place) != digest for place, digest in data["files"]):
+            return None  # a file it read is another now, or was not read here
+        return tuple(data["problems"])
+
+    def keep(self, doc: Document, resolver: RefResolver, checked: Checked) -> None:
+        """Remember a finished validation (best effort)."""
+        entry = self._entry(doc, resolver)
+        if entry is None or not checked.complete:
+            return
+        text = json.dumps({"format": _FORMAT, "files": checked.files,
+                           "problems": checked.problems})
+        scratch = entry.with_name(f".{entry.name}.{os.getpid()}")
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            scratch.write_text(text, encoding="utf-8")
+            os.replace(scratch, entry)  # whole or not at all, whoever reads it meanwhile
+            _prune(entry.parent)
+        except OSError:
+            with suppress(OSError):
+                scratch.unlink(missing_ok=True)
+
+    def _entry(self, doc: Document, resolver: RefResolver) -> Path | None:
+        if self._where is None:
+            return None
+        key = json.dumps([_FORMAT, _stamp(), doc.display, _place(doc, resolver.root),
+                          _digest(doc)])
+        return self._where / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+
+
+def _place(doc: Document, root: str) -> str:
+    return os.path.relpath(doc.path, root)
+
+
+@lru_cache(maxsize=16)  # documents hash by identity: each text is digested once a run
+def _digest(doc: Document) -> str:
+    return hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _well_formed(data: object) -> bool:
+    return (isinstance(data, dict) and data.get("format") == _FORMAT
+            and isinstance(data.get("files"), list) and isinstance(data.get("problems"), list)
+            and all(isinstance(f, list) and len(f) == 2 and all(isinstance(s, str) for s in f)
+                    for f in data["files"])
+            and all(isinstance(p, str) for p in data["problems"]))
+
+
+@cache
+def _stamp() -> tuple[tuple[str, int, int], ...]:
+    """The validator as installed: its packages' and this tool's checking modules' files
+    (an upgrade or an edit rewrites them)."""
+    here = Path(__file__).parent
+    origins = [spec.origin for spec in map(find_spec, _VALIDATOR)
+               if spec is not None and spec.origin]
+    origins += sorted(str(p) for p in here.glob("*.py"))
+    stamp = []
+    for origin in origins:
+        try:
+            status = os.stat(origin)
+        except OSError:
+            continue
+        stamp.append((origin, status.st_mtime_ns, status.st_size))
+    return tuple(stamp)
+
+
+def _prune(where: Path) -> None:
+    """Past _KEEP entries, remove the least recently used half."""
+    entries = [e for e in os.scandir(where) if e.name.endswith(".json")]
+    if len(entries) <= _KEEP:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime_ns)
+    for entry in entries[:len(entries) - _KEEP // 2]:
+        with suppress(OSError):
+            os.unlink(entry.path)
