@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from needs_microversion.model.versions import Version, VersionRange, parse_version
+from needs_microversion.model.versions import (
+    Version, VersionRange, mentioned_versions, parse_version)
 
 HEAD = "openapi: 3.1.0\ninfo: {{title: compute, version: {version}}}\n"
 
@@ -57,6 +58,22 @@ def test_version_text_is_never_a_float() -> None:
     assert parse_version("2.100") == Version(2, 100)
     assert parse_version("1.0.0") is None and parse_version(True) is None
     assert str(Version(2, 10)) == "2.10"
+
+
+@pytest.mark.parametrize("text, named", [
+    ("Starting from microversion 1.39 the parameter can be repeated.", "1.39"),
+    ("New in the 2.31 microversion.", "2.31"),
+    ("Available since ``1.37``.", "1.37"),
+    ("API version 3.66 adds the field.", "3.66"),
+    ("From v2.60, attaching a multiattach volume is supported.", "2.60"),
+    ("as of v2.85 only delete_on_termination may change", "2.85"),
+    ("Network ID has been added in v2.12.", "2.12"),
+    ("The size grew from 1.5 to 2.0 GB.", ""),  # no "v": not a version
+    ("Download it from v2.60.1.tar.gz", ""),  # a longer number
+    ("Use microversion 3.0 here; version 12.5.1 of the library", "3.0"),
+])
+def test_how_prose_names_a_microversion(text: str, named: str) -> None:
+    assert mentioned_versions(text) == ({parse_version(named)} if named else set())
 
 
 def test_ranges() -> None:
