@@ -183,11 +183,18 @@ class BodyBuilder:
     # -- where things go -----------------------------------------------------------------
     def owner(self, schema: Schema, versions: VersionRange = ALL) -> Schema:
         """The object schema that holds children of `schema` (array -> its items; a
-        microversion container -> the variant matching `versions`)."""
+        microversion container -> the (last) variant matching `versions`)."""
+        return self.owners(schema, versions)[-1]
+
+    def owners(self, schema: Schema, versions: VersionRange = ALL) -> list[Schema]:
+        """Every object schema that holds children of `schema` at `versions`: each variant
+        of a microversion container that they overlap (nova lists `events` twice, up to 2.50
+        and from 2.51, then `events.event` for both), else its last variant."""
         if schema.get(OPENSTACK_KEY) == _CONTAINER and isinstance(schema.get("oneOf"), list):
             variants = schema["oneOf"]
             matching = [v for v in variants if not disjoint(range_of(v), versions)]
-            return self.owner((matching or variants)[-1], versions)
+            return [owner for variant in (matching or variants[-1:])
+                    for owner in self.owners(variant, versions)]
         if schema.get("type") == "array":
             items = schema.get("items")
             if not isinstance(items, dict):
@@ -195,8 +202,8 @@ class BodyBuilder:
                 if LOCATION_KEY in schema:
                     items[LOCATION_KEY] = schema[LOCATION_KEY]
                 self.paths[id(items)] = (*self.paths.get(id(schema), ()), "*")
-            return items
-        return schema
+            return [items]
+        return [schema]
 
     def at_path(self, path: BodyPath, location: str) -> Schema:
         """The schema at an example path, creating the parents the table left out."""
@@ -248,17 +255,18 @@ class BodyBuilder:
                     # (cinder sorts rows alphabetically, wrapper and all).
                     context = parent if parent is not self.root else None
                 continue
-            parent = self.prefix(segments[:-1], context, chain, row)
+            parents = self.prefix(segments[:-1], context, chain, row)
             last = segments[-1]
             stem = row.name[: -len(last) - 1]
-            if last in ("key", "value") and {f"{stem}.key", f"{stem}.value"} <= names:
-                holder = self.owner(parent, row.versions)
-                if last == "value":
-                    holder["additionalProperties"] = row_schema(row, self.warn)
+            for parent in parents:
+                if last in ("key", "value") and {f"{stem}.key", f"{stem}.value"} <= names:
+                    holder = self.owner(parent, row.versions)
+                    if last == "value":
+                        holder["additionalProperties"] = row_schema(row, self.warn)
+                    else:
+                        holder.setdefault("additionalProperties", {})
                 else:
-                    holder.setdefault("additionalProperties", {})
-                continue
-            self.add(parent, last, row, False)
+                    self.add(parent, last, row, False)
 
     def wrapper_chain(self, rows: Sequence[Row]) -> list[Row]:
         """The rows that wrap the flat rows after them: an object/array first row followed
@@ -305,39 +313,51 @@ class BodyBuilder:
         return context, True
 
     def prefix(self, segments: list[str], context: Schema | None, chain: Sequence[Row],
-               row: Row) -> Schema:
-        """The schema that `a.b` in `a.b.c` names, creating what the table left out."""
+               row: Row) -> list[Schema]:
+        """The schemas that `a.b` in `a.b.c` names (one for each microversion variant of a
+        parent that the row spans), creating what the table left out."""
         first = segments[0]
         # nova lists `security_groups` and then `security_group.name`: same parent.
         near = [n for n in (first, f"{first}s", f"{first}es", first[:-1] if first.endswith(
             "s") else first) if n in self.placed]
         if near:
-            node = self.placed[near[0]][-1]
+            nodes = [self.placed[near[0]][-1]]
         else:
             parent, _ = self.flat_parent(first, context, chain, row.location)
-            node = self.add(parent, first, None, True, location=row.location)
+            nodes = [self.add(parent, first, None, True, location=row.location)]
         for segment in segments[1:]:
-            holder = self.owner(node, row.versions)
-            if _PLACEHOLDER.match(segment):
-                extra = holder.get("additionalProperties")
-                if not isinstance(extra, dict) or not extra:
-                    extra = holder["additionalProperties"] = {"type": "object",
-                                                              LOCATION_KEY: row.location}
-                node = extra
-                continue
-            props = holder.setdefault("properties", {})
-            if segment not in props:
-                self.register(props, segment, {"type": "object", INFERRED_KEY: True,
-                                               LOCATION_KEY: row.location}, holder)
-                self.implied.add(id(props[segment]))
-            node = props[segment]
-        return node
+            nodes = [self.child(holder, segment, row.location)
+                     for node in nodes for holder in self.owners(node, row.versions)]
+        return nodes
+
+    def child(self, holder: Schema, segment: str, location: str) -> Schema:
+        """The schema `segment` names in `holder`, an implied object when the table did not
+        list it."""
+        if _PLACEHOLDER.match(segment):
+            extra = holder.get("additionalProperties")
+            if not isinstance(extra, dict) or not extra:
+                extra = holder["additionalProperties"] = {"type": "object",
+                                                          LOCATION_KEY: location}
+            return extra
+        props = holder.setdefault("properties", {})
+        if segment not in props:
+            self.register(props, segment, {"type": "object", INFERRED_KEY: True,
+                                           LOCATION_KEY: location}, holder)
+            self.implied.add(id(props[segment]))
+        return props[segment]
 
     def add(self, parent: Schema, name: str, row: Row | None, inferred: bool, *,
             location: str = "") -> Schema:
-        """Put `row` (or an implied object when None) under `parent` as `name`."""
+        """Put `row` (or an implied object when None) under `parent` as `name`: under each
+        microversion variant of `parent` the row spans (the last one's is returned)."""
         versions = row.versions if row is not None else ALL
-        holder = self.owner(parent, versions)
+        holders = self.owners(parent, versions)
+        for holder in holders[:-1]:
+            self._add_to(holder, name, row, inferred, location)
+        return self._add_to(holders[-1], name, row, inferred, location)
+
+    def _add_to(self, holder: Schema, name: str, row: Row | None, inferred: bool,
+                location: str) -> Schema:
         schema: Schema = row_schema(row, self.warn) if row is not None else {
             "type": "object", LOCATION_KEY: location}
         if inferred:

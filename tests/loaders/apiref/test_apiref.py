@@ -569,3 +569,45 @@ def test_a_duplicate_parameters_key_warns_and_the_last_wins(tmp_path: Path, run_
         "name:\n  in: body\n  required: true\n  type: integer\n  description: y\n")
     code, out, err = run_cli("diff", str(tree), str(tree), "--format", "json")
     assert code == 0 and "parameters.yaml:6: duplicate key 'name'" in err
+
+
+def test_children_of_a_name_listed_for_two_ranges_belong_to_both(tmp_path: Path) -> None:
+    # nova's instance action: `events` up to 2.50 and from 2.51 (the policy changed), then
+    # `events.event` and `events.result` for both: each variant's items have them.
+    (tmp_path / "index.rst").write_text(".. include:: actions.inc\n")
+    (tmp_path / "actions.inc").write_text("""\
+Show Action
+===========
+
+.. rest_method:: GET /actions/{request_id}
+
+Normal response codes: 200
+
+Response
+--------
+
+.. rest_parameters:: parameters.yaml
+
+  - instanceAction: instance_action
+  - action: action
+  - events: events_2_50
+  - events: events_2_51
+  - events.event: event
+  - events.result: result
+  - events.host: host
+""")
+    (tmp_path / "parameters.yaml").write_text("""\
+request_id: {in: path, required: true, type: string, description: The request.}
+instance_action: {in: body, required: true, type: object, description: The action.}
+action: {in: body, required: true, type: string, description: The name.}
+events_2_50: {in: body, required: false, type: array, description: The events., max_version: 2.50}
+events_2_51: {in: body, required: false, type: array, description: The events., min_version: 2.51}
+event: {in: body, required: true, type: string, description: The event.}
+result: {in: body, required: true, type: string, description: The result.}
+host: {in: body, required: true, type: string, description: The host., min_version: 2.51}
+""")
+    op = operation(load_apiref(tmp_path).document, "/actions/{request_id}", "get")
+    up_to, since = at(body(op, "200"), "/instanceAction/events")["oneOf"]
+    assert sorted(up_to["items"]["properties"]) == ["event", "result"]
+    assert sorted(since["items"]["properties"]) == ["event", "host", "result"]
+    assert up_to["items"]["properties"]["event"] is not since["items"]["properties"]["event"]
