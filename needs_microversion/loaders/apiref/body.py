@@ -340,11 +340,12 @@ class BodyBuilder:
                                                           LOCATION_KEY: location}
             return extra
         props = holder.setdefault("properties", {})
-        if segment not in props:
-            self.register(props, segment, {"type": "object", INFERRED_KEY: True,
-                                           LOCATION_KEY: location}, holder)
-            self.implied.add(id(props[segment]))
-        return props[segment]
+        found: Schema | None = props.get(segment)
+        if found is None:
+            found = {"type": "object", INFERRED_KEY: True, LOCATION_KEY: location}
+            self.register(props, segment, found, holder)
+            self.implied.add(id(found))
+        return found
 
     def add(self, parent: Schema, name: str, row: Row | None, inferred: bool, *,
             location: str = "") -> Schema:
