@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from needs_microversion.model.versions import (
-    Version, VersionRange, mentioned_versions, parse_version)
+    Version, VersionRange, mentioned_versions, newly_mentioned, parse_version)
 
 HEAD = "openapi: 3.1.0\ninfo: {{title: compute, version: {version}}}\n"
 
@@ -74,6 +74,16 @@ def test_version_text_is_never_a_float() -> None:
 ])
 def test_how_prose_names_a_microversion(text: str, named: str) -> None:
     assert mentioned_versions(text) == ({parse_version(named)} if named else set())
+
+
+def test_what_new_prose_says_about_a_microversion() -> None:
+    old = "Lists usage.\n\nExample (v2.40): JSON response"
+    added = "Lists usage.\n\nMicroversion 2.40 added pagination.\n\nExample (v2.40): JSON response"
+    assert newly_mentioned(old, added) == {Version(2, 40)}  # named before, written about now
+    moved = "Example (v2.40):\n   JSON response\n\n\nLists   usage."
+    assert newly_mentioned(old, moved) == set()  # the same paragraphs, reflowed and reordered
+    assert newly_mentioned(old, "Lists usage, all of it.\n\nExample (v2.40): JSON answer") \
+        == set()  # reworded paragraphs name what they named
 
 
 def test_ranges() -> None:

@@ -23,7 +23,7 @@ from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Parameter, Response, Snapshot)
 from needs_microversion.model.versions import (
-    Version, VersionRange, mentioned_versions, parse_version)
+    Version, VersionRange, mentioned_versions, newly_mentioned, parse_version)
 
 PARAM_AREAS: dict[str, Area] = {"path": "path-parameter", "query": "query-parameter",
                                 "header": "request-header", "cookie": "cookie-parameter"}
@@ -162,8 +162,7 @@ class Comparer:
         if old_max is None or old_text == new_text:
             return []
         major = old_max.major  # "TLS version 1.2" is no microversion of a 2.x API
-        versions = sorted(v for v in mentioned_versions(new_text, major)
-                          - mentioned_versions(old_text, major) if v > old_max)
+        versions = sorted(v for v in newly_mentioned(old_text, new_text, major) if v > old_max)
         return [op.change(area, "changed", "announcement", pointer=pointer, status=status,
                           detail=str(versions[0]), old=None, new=str(versions[0]),
                           old_location=old_at, new_location=new_at, gated=versions[0],

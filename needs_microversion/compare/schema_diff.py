@@ -15,7 +15,7 @@ from needs_microversion.compare.samples import since
 from needs_microversion.model.change import Aspect, Evidence, Kind
 from needs_microversion.model.extensions import EXAMPLE_KEY
 from needs_microversion.model.schema import Prop, RawSchema, Schema, SchemaLookup
-from needs_microversion.model.versions import Version, mentioned_versions
+from needs_microversion.model.versions import Version, newly_mentioned
 
 
 class Rel(NamedTuple):
@@ -75,9 +75,8 @@ class PairDiff:
                               "inferred": sa.inferred or sb.inferred}
         if self.old_max is not None:
             major = self.old_max.major
-            announced = sorted(v for v in mentioned_versions(_description(sb), major)
-                               - mentioned_versions(_description(sa), major)
-                               if v > self.old_max)
+            announced = sorted(v for v in newly_mentioned(_description(sa), _description(sb),
+                                                          major) if v > self.old_max)
             if announced:
                 yield Rel("", "changed", "announcement", str(announced[0]), None,
                           str(announced[0]), sa.location, sb.location, True)

@@ -7,6 +7,7 @@ Never floats: "2.10" is newer than "2.9", and a YAML float 2.10 must not become 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -131,3 +132,19 @@ def mentioned_versions(text: str, major: int | None = None) -> frozenset[Version
         if version is not None and (major is None or version.major == major):
             found.add(version)
     return frozenset(found)
+
+
+def newly_mentioned(old_text: str, new_text: str, major: int | None = None
+                    ) -> frozenset[Version]:
+    """Microversions that more paragraphs name in `new_text` than in `old_text`: prose newly
+    written about a microversion documents it, even where the old text named it elsewhere (a
+    caption "(v2.40)" before, and now also "Microversion 2.40 added pagination ..." in the
+    group's introduction). A paragraph only reworded (a link fixed) names what it named."""
+    def counted(text: str) -> Counter[Version]:
+        return Counter(version for paragraph in _BLANK_LINE.split(text)
+                       for version in mentioned_versions(paragraph, major))
+
+    return frozenset(counted(new_text) - counted(old_text))
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")

@@ -11,8 +11,11 @@ class Announced(Rule):
     What it checks
         Descriptions of operations, parameters and attributes that start naming a
         microversion above the old document's maximum ("Starting from microversion 1.39 the
-        ``required`` parameter can be repeated"). The structured fields may not change at all:
-        api-ref often records a behaviour change only in prose.
+        ``required`` parameter can be repeated", "From v2.60, attaching a multiattach volume
+        ..."), or that name it in more paragraphs than before (a new paragraph explaining a
+        microversion the old text named only in a caption; a reworded one names what it
+        named). The structured fields may not change at all: api-ref often records a
+        behaviour change only in prose.
 
         The API's maximum itself: a maximum that goes up (the repository's version file,
         else the highest microversion the documents name) is a new microversion, even when no
