@@ -20,6 +20,7 @@ from needs_microversion.judge import judge, side_warnings
 from needs_microversion.load import Validation, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
+from needs_microversion.model.extensions import ADVERTISED_KEY
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, parse_version
@@ -134,6 +135,9 @@ def _run_diff(request: DiffRequest) -> Report:
             # The code's maxima, both sides known: only they say what is provided.
             old = replace(old, max_version=evidence.old_max)
             new = replace(new, max_version=evidence.new_max)
+        elif (raised := advertised_raise(old, new)) is not None:
+            new = replace(new, max_version=raised)
+            doc_maxima = (old.max_version, raised)
         old = _with_version(old, request.old_version, "--old-version")
         new = _with_version(new, request.new_version, "--new-version")
         old, notes = _fold(old, service.released_max or (
@@ -322,3 +326,20 @@ def _with_version(snapshot: Snapshot, text: str | None, option: str) -> Snapshot
     if version is None:
         raise InputError(f"{option} must look like 2.10, got {text!r}")
     return replace(snapshot, max_version=version)
+
+
+def advertised_raise(old: Snapshot, new: Snapshot) -> Version | None:
+    """The maximum the new version-discovery sample lists, when it moved up by one and is
+    above every microversion the new documents write: a raise no other line records (the
+    documents' own announcement of a microversion). A sample that moves by more was stale
+    and is only refreshed."""
+    before, after = _advertised(old), _advertised(new)
+    if before is None or after is None or after != before.next():
+        return None
+    return after if new.max_version is None or after > new.max_version else None
+
+
+def _advertised(snapshot: Snapshot) -> Version | None:
+    data = snapshot.document.data
+    info = data.get("info") if isinstance(data, dict) else None
+    return parse_version(info.get(ADVERTISED_KEY)) if isinstance(info, dict) else None

@@ -25,6 +25,8 @@ INFERRED_KEY: Final = "x-needs-microversion-inferred"  # read from prose or layo
 EXAMPLE_KEY: Final = "x-needs-microversion-example"  # what the document's own example shows
 EXAMPLE_KEYS_KEY: Final = "x-needs-microversion-example-keys"  # examples gave the keys
 MAJORS_KEY: Final = "x-needs-microversion-majors"  # on `info`: paths keep version prefixes
+# On `info`: the highest microversion the version-discovery sample (`GET /`) lists.
+ADVERTISED_KEY: Final = "x-needs-microversion-advertised"
 # On an operation: its groups' introductions, later notes, captions and example file names,
 # where api-ref names microversions outside the description (read for announcements only).
 ASIDES_KEY: Final = "x-needs-microversion-asides"

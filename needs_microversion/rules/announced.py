@@ -18,9 +18,10 @@ class Announced(Rule):
         behaviour change only in prose.
 
         The API's maximum itself: a maximum that goes up (the repository's version file,
-        else the highest microversion the documents name) is a new microversion, even when no
-        documented change is gated on it (`maximum-raised`, provided by that very raise; only
-        then is it reported: otherwise the gated changes say it). A version history
+        else the highest microversion the documents name, or their version-discovery sample
+        moving up by one past it) is a new microversion, even when no documented change is
+        gated on it (`maximum-raised`, provided by that very raise; only then is it
+        reported: otherwise the gated changes say it). A version history
         document or a release note of the change that names a microversion above what the
         code serves announces one that does not exist (`version-not-served`): where the
         repository has a version file, it alone says what is provided.

@@ -31,6 +31,8 @@ class Context:
     examples: dict[tuple[Path, Selection], object] = field(default_factory=dict)
     said: set[str] = field(default_factory=set)  # warnings already given once
     outside: list[str] = field(default_factory=list)  # example names outside the sandbox
+    # what version-discovery samples list as the microversions each API version reaches
+    advertised: list[Version] = field(default_factory=list)
 
     def warn(self, where: str, message: str) -> None:
         self.warnings.append(f"{where}: {message}")
@@ -110,5 +112,25 @@ class Context:
                     except ValueError:
                         self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
                                          f"({exc}); not used for nesting")
+            self.advertised.extend(discovered_versions(data))
             self.examples[key] = data
         return self.examples[key]
+
+
+def discovered_versions(data: object) -> list[Version]:
+    """The maxima a version-discovery document lists: `{"versions": [{"id": "v3.0",
+    "status": "CURRENT", "version": "3.70", "min_version": "3.0"}, ...]}`, or one such
+    entry under `"version"` (placement writes `max_version`; the entry of an API version
+    without microversions lists "")."""
+    if not isinstance(data, dict):
+        return []
+    entries = data.get("versions")
+    entries = entries if isinstance(entries, list) else [data.get("version")]
+    found = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and \
+                isinstance(entry.get("status"), str) and "min_version" in entry:
+            version = parse_version(entry.get("version") or entry.get("max_version"))
+            if version is not None:
+                found.append(version)
+    return found

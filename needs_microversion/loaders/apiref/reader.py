@@ -81,6 +81,7 @@ from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
 from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
+from needs_microversion.model.extensions import ADVERTISED_KEY
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
 
     document = build_document(sections, title=display or str(source), version=max_version,
                               warn=warn, keep_major=keep_major)
+    if ctx.advertised:
+        document["info"][ADVERTISED_KEY] = str(max(ctx.advertised))
     # Files are named from the tree's folder; with `display`, as the user wrote the folder.
     named = [posixpath.join(display, w) if display else w
              for w in (*tree.warnings, *ctx.warnings, *warnings)]
