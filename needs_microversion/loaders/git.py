@@ -310,12 +310,12 @@ class Repo:
                    display: str) -> None:
         """The file, and its folder tree when it may `$ref` another file."""
         raw = self.blobs([item], display)[item.sha]
-        _write(folder, path, raw, set())
+        made: set[str] = set()
+        _write(folder, path, raw, made)
         if _EXTERNAL_REF.search(raw):
             parent = posixpath.dirname(path)
             found = self._files(self.entries(commit, [parent] if parent else []), display,
                                 skip=path)
-            made: set[str] = set()
             for name, data in found.items():
                 _write(folder, name, data, made)
 
