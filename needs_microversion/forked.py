@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+U = TypeVar("U")
 AuditHook = Callable[[str, tuple[Any, ...]], None]
 
 
@@ -68,6 +69,19 @@ def result(child: Child[T]) -> T | None:
         return None
     answer: T = pickle.loads(data)  # noqa: S301 - our own child's answer
     return answer
+
+
+def alongside(work: Callable[[], T] | None, here: Callable[[], U]) -> tuple[T | None, U]:
+    """`work` in a child (when given) while `here` runs in this process: the child's answer
+    (None: no child, or it failed) and `here`'s. A failure here ends the child first."""
+    child = start(work) if work is not None else None
+    try:
+        mine = here()
+    except BaseException:
+        if child is not None:
+            stop(child)
+        raise
+    return (result(child) if child is not None else None), mine
 
 
 def stop(child: Child[T]) -> None:

@@ -3,7 +3,9 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -116,19 +118,48 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
 def _prepare_pair(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
     """Both sides. Reading an api-ref tree is most of a `check` (nova: 0.2-0.3 s a side,
     with its copy out of git), so the old side's tree is read in a forked child while this
-    process reads the new one (`forked`); a file, or a failed child, is read here."""
+    process reads the new one (`forked`); a failed child's side is read here. So is a large
+    YAML file: the new one is parsed in a child while this process parses the old one."""
     if not _may_be_tree(old):
-        return [_prepare(old, None), _prepare(new, None)]
-    child = forked.start(lambda: _read_tree(old))
-    try:
-        second = _prepare(new, None)
-    except BaseException:
-        if child is not None:
-            forked.stop(child)
-        raise
-    read = forked.result(child) if child is not None else None
+        return _prepare_files(old, new)
+    read, second = forked.alongside(lambda: _read_tree(old), lambda: _prepare(new, None))
     first = _prepare(old, None) if read is None else _apiref_snapshot(*read, old)
     return [first, second]
+
+
+def _prepare_files(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
+    """Both sides, the old one read first (its error is the one reported when both are bad).
+
+    PyYAML parses ~7 MB/s (stripe's 3 MB: 0.6 s a side) and a parsed document comes back
+    from a child pickled at ~100 MB/s, so a large YAML file is read in a forked child while
+    this process reads the other; JSON parses as fast as it would come back, so it is not."""
+    doc, first = forked.alongside(
+        (lambda: _read_file(new)) if _slow_to_parse(new) else None, lambda: _prepare(old, None))
+    return [first, _prepare(new, None) if doc is None else _checked_builder(doc)]
+
+
+# Below this a YAML file parses in less time than a child takes to start and answer.
+_CHILD_PARSE_BYTES = 256 * 1024
+
+
+def _slow_to_parse(path: str) -> bool:
+    """A YAML file on disk (not JSON by its first character, as `parse_document` decides)
+    large enough to be worth parsing beside the other side."""
+    try:
+        # A regular file only: opening a FIFO would wait for a writer.
+        found = os.stat(path)
+        if not stat.S_ISREG(found.st_mode) or found.st_size < _CHILD_PARSE_BYTES:
+            return False
+        with open(path, "rb") as file:
+            start = file.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    except OSError:
+        return False  # read here, where its error is reported
+    return start[:1] not in (b"{", b"[")
+
+
+def _read_file(path: str) -> Document:
+    """In the child: the document, read as `_prepare` reads a file on disk."""
+    return read_document(Path(path), display=path)
 
 
 def _may_be_tree(path: str) -> bool:
@@ -156,7 +187,11 @@ def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
     target, copy = _local(path)
     if _is_tree(target, copy):
         return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major), path)
-    builder = SnapshotBuilder(read_document(target, display=path))
+    return _checked_builder(read_document(target, display=path))
+
+
+def _checked_builder(doc: Document) -> SnapshotBuilder:
+    builder = SnapshotBuilder(doc)
     # Every `$ref` of the structure is checked (and its files read, inside the tree) before
     # anything else follows one: the validator resolves through the same resolver.
     builder.check_refs()

@@ -5,6 +5,7 @@ to reading here when the child fails."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -100,3 +101,79 @@ def test_a_file_in_git_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(forked, "start", lambda work, hook=None: started.append(1))
     old, new, _ = load.load_pair("HEAD:api.yaml", "HEAD:api.yaml", validate=False)
     assert started == [] and old.document.data == new.document.data
+
+
+def _big_yaml(path: Path, operations: int, extra: str = "") -> Path:
+    """An OpenAPI YAML document above the size worth a child (`_CHILD_PARSE_BYTES`)."""
+    lines = ["openapi: 3.0.3", "info: {title: big, version: '1'}", "paths:"]
+    for i in range(operations):
+        lines += [f"  /things{i}:", "    get:", f"      description: {'thing ' * 40}",
+                  "      responses:", "        '200': {description: ok}"]
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def _started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    started: list[int] = []
+    real_start = forked.start
+    monkeypatch.setattr(forked, "start", lambda work, hook=None: started.append(1) or
+                        real_start(work, hook))
+    return started
+
+
+def test_a_large_yaml_file_is_parsed_beside_the_other(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _big_yaml(tmp_path / "old.yaml", 1200)
+    new = _big_yaml(tmp_path / "new.yaml", 1201)
+    assert new.stat().st_size >= load._CHILD_PARSE_BYTES
+    started = _started(monkeypatch)
+    side_by_side = _facts(load.load_pair(str(old), str(new), validate=False))
+    assert started == [1]  # the new file was parsed by a child
+    assert side_by_side == _one_after_the_other(monkeypatch, str(old), str(new))
+
+
+@pytest.mark.parametrize("name, text", [
+    ("small.yaml", "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"),
+    ("big.json", '{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, '
+                 '"paths": {}, "x-pad": "' + "x" * 300_000 + '"}'),
+])
+def test_a_small_or_json_file_is_parsed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             name: str, text: str) -> None:
+    """JSON parses about as fast as a parsed document comes back from a child."""
+    path = tmp_path / name
+    path.write_text(text)
+    started = _started(monkeypatch)
+    load.load_pair(str(path), str(path), validate=False)
+    assert started == []
+
+
+def test_a_fifo_is_not_opened_to_decide(tmp_path: Path) -> None:
+    """Deciding whether a file is worth a child never waits on a pipe with no writer."""
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    assert not load._slow_to_parse(str(fifo))
+
+
+@pytest.mark.parametrize("bad_old", [True, False])
+def test_errors_name_the_side_read_first(tmp_path: Path, bad_old: bool) -> None:
+    """Both bad: the old side's error, as when read one after the other; only the new one
+    bad: the child fails, and reading it here reports its error (with its line)."""
+    old = _big_yaml(tmp_path / "old.yaml", 1200, "x: [unclosed\n" if bad_old else "")
+    new = _big_yaml(tmp_path / "new.yaml", 1200, "y: [unclosed\n")
+    with pytest.raises(InputError) as raised:
+        load.load_pair(str(old), str(new), validate=False)
+    assert str(raised.value).startswith(str(old if bad_old else new))
+    assert re.search(r"\.yaml:600\d: invalid YAML", str(raised.value))
+
+
+def test_a_failure_here_ends_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    stopped: list[int] = []
+    real_stop = forked.stop
+    monkeypatch.setattr(forked, "stop", lambda child: stopped.append(1) or real_stop(child))
+
+    def fails() -> None:
+        raise InputError("bad", "here")
+
+    with pytest.raises(InputError):
+        forked.alongside(lambda: __import__("time").sleep(30), fails)
+    assert stopped == [1]

@@ -265,13 +265,8 @@ class YamlLoader(_YamlBase):  # type: ignore[misc]
         # node is flattened again, its merged keys already in it).
         if self.unique_keys and id(node) not in self.flattened:
             self.flattened.add(id(node))
-            seen: set[tuple[str, object]] = set()
-            for key, _ in node.value:
-                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                    if (key.tag, key.value) in seen:
-                        raise ConstructorError(None, None, f"duplicate key {key.value!r}",
-                                               key.start_mark)
-                    seen.add((key.tag, key.value))
+            if not _distinct_texts(node.value):
+                _check_unique(node.value)
         # `<<: [*a, *a, ...]` copies key lists, so a merge bomb grows before any data exists:
         # count every key each flatten produces (merged copies included) and stop early.
         super().flatten_mapping(node)
@@ -280,6 +275,24 @@ class YamlLoader(_YamlBase):  # type: ignore[misc]
             raise ConstructorError(None, None,
                                    f"merges expand to more than {MAX_NODES} keys "
                                    f"(YAML merge-key bomb?)", node.start_mark)
+
+
+def _distinct_texts(pairs: list[tuple[Node, Node]]) -> bool:
+    """No two keys written alike: the one set a mapping needs (nearly every mapping)."""
+    try:
+        return len({key.value for key, _ in pairs}) == len(pairs)
+    except TypeError:  # a complex key (a mapping or a sequence)
+        return False
+
+
+def _check_unique(pairs: list[tuple[Node, Node]]) -> None:
+    seen: set[tuple[str, object]] = set()
+    for key, _ in pairs:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            if (key.tag, key.value) in seen:
+                raise ConstructorError(None, None, f"duplicate key {key.value!r}",
+                                       key.start_mark)
+            seen.add((key.tag, key.value))
 
 
 def _load_yaml(raw: bytes, text: str, display: str) -> Any:
