@@ -86,7 +86,7 @@ class _Urls:
     def __init__(self, old: Snapshot, new: Snapshot) -> None:
         self.old, self.new = old, new
         self.kept: dict[tuple[str, str | None, str], list[OpKey]] = {}
-        for key in sorted(k for k in old.operations if k in new.operations):
+        for key in sorted((k for k in old.operations if k in new.operations), key=OpKey.order):
             self.kept.setdefault((key.method, key.action, route(key.shape)), []).append(key)
         self.by_url: dict[tuple[str, str | None], list[OpKey]] = {}
         for key in sorted({*old.operations, *new.operations}):

@@ -3,6 +3,8 @@ schema pair whose raw text is equal and whose refs are clean cannot differ anywh
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote
@@ -22,6 +24,9 @@ class RefTaint:
         self._refs: dict[int, tuple[Any, frozenset[str]]] = {}
         self._dirty: frozenset[str] | None = None
         self._known: frozenset[str] = frozenset()
+        # No ref target differs and every ref is local: any node of the old document is
+        # clean, without a look at its refs (a small change to a large document).
+        self._all_clean = False
 
     def refs_in(self, node: Any) -> frozenset[str]:
         """Every `$ref` below a node, memoising each container on the way (one pass over
@@ -50,19 +55,24 @@ class RefTaint:
         return found
 
     def changed(self, ref: str) -> bool:
-        if self._dirty is None:
-            self._dirty = self._dirty_refs()
-        if ref in self._dirty:
+        if ref in self._dirty_set():
             return True
         if ref not in self._known:  # only the new document uses it: compare the targets
             return not ref.startswith("#") or pointer_target(
                 self.old.document.data, ref) != pointer_target(self.new.document.data, ref)
         return False
 
+    def _dirty_set(self) -> frozenset[str]:
+        if self._dirty is None:
+            self._dirty = self._dirty_refs()
+            self._all_clean = not self._dirty and all(r.startswith("#") for r in self._known)
+        return self._dirty
+
     def _dirty_refs(self) -> frozenset[str]:
         """Refs whose target differs, or reaches (through refs) one that differs: a fixpoint
         over the old document's ref graph, so cycles cannot hide a change."""
-        self._known = self.refs_in(self.old.document.data)
+        written = _refs_written(self.old.document.data)
+        self._known = self.refs_in(self.old.document.data) if written is None else written
         dirty: set[str] = set()
         users: dict[str, set[str]] = {}
         for ref in self._known:
@@ -82,9 +92,28 @@ class RefTaint:
         return frozenset(dirty)
 
     def clean(self, node: Any) -> bool:
+        """No `$ref` below a node of the old document reaches a target that differs."""
+        self._dirty_set()
+        if self._all_clean:
+            return True
         refs = self.refs_in(node)
         return not refs or not any(self.changed(ref) for ref in refs)
 
+
+
+# A `$ref` member as json.dumps writes it (`"` and `\` inside a string are escaped).
+_REF_MEMBER = re.compile(r'"\$ref": "((?:[^"\\]|\\.)*)"')
+
+
+def _refs_written(data: Any) -> frozenset[str] | None:
+    """Every `$ref` string of a document, read from its JSON text (written at C speed, 5-10
+    times faster than walking it); None when the data is not JSON (then walk it)."""
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return frozenset(json.loads(f'"{raw}"') if "\\" in raw else raw
+                     for raw in _REF_MEMBER.findall(text))
 
 
 def pointer_target(data: Any, ref: str) -> Any:

@@ -71,9 +71,12 @@ class OpKey:
     action: str | None = None
 
     def __lt__(self, other: OpKey) -> bool:
-        # The URL without an action sorts before its actions (None is not comparable).
-        return (self.shape, self.method, self.action or "") < \
-            (other.shape, other.method, other.action or "")
+        return self.order() < other.order()
+
+    def order(self) -> tuple[str, str, str]:
+        """The sort key: `sorted(keys, key=OpKey.order)` compares tuples at C speed.
+        The URL without an action sorts before its actions (None is not comparable)."""
+        return (self.shape, self.method, self.action or "")
 
 
 @dataclass(frozen=True)
