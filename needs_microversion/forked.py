@@ -1,8 +1,8 @@
 """Work done in a forked child process while this one does other work.
 
-A run has parts of the same cost that do not depend on each other (two api-ref trees to
-read, two documents to validate while the comparison runs): a copy of this process does one
-of them, side by side. The child is a `fork`: it needs nothing read again, and its answer
+A run has parts of the same cost that do not depend on each other (two api-ref trees or two
+large YAML files to read, two documents to validate while the comparison runs): a copy of
+this process does one of them, side by side. The child is a `fork`: it needs nothing read again, and its answer
 comes back pickled through a pipe (it is our own data, made by our own code). The tool runs
 no threads, so forking it is safe.
 Where the platform cannot fork, or the child fails for any reason, `result` is None and
