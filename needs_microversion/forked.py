@@ -2,19 +2,22 @@
 
 A run has parts of the same cost that do not depend on each other (two api-ref trees or two
 large YAML files to read, two documents to validate while the comparison runs): a copy of
-this process does one of them, side by side. The child is a `fork`: it needs nothing read again, and its answer
-comes back pickled through a pipe (it is our own data, made by our own code). The tool runs
-no threads, so forking it is safe.
+this process does one of them, side by side. The child is a `fork`: it needs nothing read
+again, and its answer comes back pickled through a pipe (it is our own data, made by our own
+code). Work that needs a slow import first (validation) goes to a `helper` started before
+the inputs are read. The tool runs no threads, so forking it is safe.
 Where the platform cannot fork, or the child fails for any reason, `result` is None and
 the caller does the work itself: the answer is the same either way, only slower.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -25,8 +28,18 @@ AuditHook = Callable[[str, tuple[Any, ...]], None]
 
 @dataclass(frozen=True)
 class Child(Generic[T]):
-    pid: int
+    pid: int | None  # None: a helper's child (the helper waits for it)
     pipe: int  # the read end
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A child started early to get ready (import what the work needs) while this process
+    reads the inputs; then given the work (`give`), one child of its own per piece."""
+
+    pid: int
+    jobs: int  # the write end of the pipe the work goes through
+    answers: tuple[int, ...]  # read ends, one per piece of work it can take
 
 
 def can_fork() -> bool:
@@ -64,11 +77,134 @@ def result(child: Child[T]) -> T | None:
     """The child's answer; None when it failed (the caller then does the work itself)."""
     with os.fdopen(child.pipe, "rb") as pipe:
         data = pipe.read()
-    _, status = os.waitpid(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    if child.pid is not None:
+        _, status = os.waitpid(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+    try:
+        answer: T = pickle.loads(data)  # noqa: S301 - our own child's answer
+    except Exception:  # noqa: BLE001 - a helper's child that died mid-answer (or never began)
         return None
-    answer: T = pickle.loads(data)  # noqa: S301 - our own child's answer
     return answer
+
+
+# Linux lets any process give a pipe this much room (/proc/sys/fs/pipe-max-size). Work that
+# fits is handed over at once; larger work waits until the helper is ready to read it.
+_JOBS_PIPE_BYTES = 1 << 20
+
+
+def helper(prepare: Callable[[], object], slots: int = 2) -> Helper | None:
+    """A helper that runs `prepare` now and then waits for at most `slots` pieces of work.
+    It leads a process group of its own, so `end` ends its children with it."""
+    if not can_fork():
+        return None
+    try:
+        jobs_read, jobs_write = os.pipe()
+        with suppress(OSError, AttributeError):  # room for small documents: `give` won't wait
+            fcntl.fcntl(jobs_write, fcntl.F_SETPIPE_SZ, _JOBS_PIPE_BYTES)
+        answers = [os.pipe() for _ in range(slots)]
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid:
+        os.close(jobs_read)
+        for _, write_end in answers:
+            os.close(write_end)
+        return Helper(pid, jobs_write, tuple(read_end for read_end, _ in answers))
+    code = 1
+    try:  # the helper: never returns (as in `start`)
+        os.setpgid(0, 0)
+        os.close(jobs_write)
+        for read_end, _ in answers:
+            os.close(read_end)
+        prepare()
+        works = _receive(jobs_read)
+        children = []
+        # Fewer pieces of work than slots: the last slots stay unused.
+        for i, (work, (_, write_end)) in enumerate(zip(works, answers, strict=False)):
+            last = i == len(works) - 1
+            if last or (child := os.fork()) == 0:
+                _answer(work, write_end)
+                if not last:
+                    os._exit(0)
+            else:
+                children.append(child)
+                os.close(write_end)
+        for child in children:
+            os.waitpid(child, 0)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def give(helper: Helper, works: list[Callable[[], T]]) -> list[Child[T]] | None:
+    """Hand the helper its work; each piece's answer comes back as a child's would (their
+    pipes are the caller's now: `end` the helper if they are not read). None when the helper
+    is gone; it is then ended (the caller does the work some other way)."""
+    if len(works) > len(helper.answers):
+        raise ValueError("more work than the helper has room for")
+    data = pickle.dumps(works, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        _write_all(helper.jobs, len(data).to_bytes(8, "big") + data)
+    except OSError:  # it died before reading (BrokenPipeError)
+        end(helper.pid)
+        for read_end in helper.answers:
+            os.close(read_end)
+        return None
+    finally:
+        os.close(helper.jobs)
+    for read_end in helper.answers[len(works):]:
+        os.close(read_end)
+    return [Child(None, read_end) for read_end in helper.answers[:len(works)]]
+
+
+def reap(helper: Helper) -> None:
+    """Wait for a helper whose answers were all read."""
+    with suppress(ChildProcessError):
+        os.waitpid(helper.pid, 0)
+
+
+def dismiss(helper: Helper) -> None:
+    """End a helper that was given no work."""
+    end(helper.pid)
+    for fd in (helper.jobs, *helper.answers):
+        os.close(fd)
+
+
+def end(pid: int) -> None:
+    """End a helper and its children at once (their answers are not wanted)."""
+    import signal
+
+    with suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+    with suppress(OSError):
+        os.kill(pid, signal.SIGKILL)  # it may not have made its group yet
+    with suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _receive(pipe: int) -> list[Callable[[], Any]]:
+    """The helper's work: a length, then that many bytes (no end of file to wait for: a
+    child forked later holds the write end too). Nothing: the parent is gone."""
+    with os.fdopen(pipe, "rb") as source:
+        size = int.from_bytes(source.read(8) or b"\0", "big")
+        data = source.read(size) if size else b""
+    if not data or len(data) != size:
+        os._exit(0)
+    works: list[Callable[[], Any]] = pickle.loads(data)  # noqa: S301 - our parent's work
+    return works
+
+
+def _answer(work: Callable[[], Any], write_end: int) -> None:
+    answer = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(write_end, "wb") as out:
+        out.write(answer)
 
 
 def alongside(work: Callable[[], T] | None, here: Callable[[], U]) -> tuple[T | None, U]:
@@ -89,5 +225,6 @@ def stop(child: Child[T]) -> None:
     import signal
 
     os.close(child.pipe)
-    os.kill(child.pid, signal.SIGKILL)
-    os.waitpid(child.pid, 0)
+    if child.pid is not None:  # a helper's child ends with its helper (`end`)
+        os.kill(child.pid, signal.SIGKILL)
+        os.waitpid(child.pid, 0)

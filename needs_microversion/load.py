@@ -3,17 +3,16 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
-import os
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
-from needs_microversion.documents.document import read_document
+from needs_microversion.documents.document import MAX_BYTES, read_document
 from needs_microversion.documents.files import DISK
+from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_openapi
 from needs_microversion.model.document import Document
@@ -36,15 +35,31 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     pair has several (cinder removed its v2 reference), the other is read again keeping them,
     or every operation of the remaining version would look removed and added.
     """
-    sides = _prepare_pair(old, new)
+    helper = None
+    if validate and not _may_be_tree(old) and not _may_be_tree(new):
+        from needs_microversion.loaders.openapi.remembered import Remembered, folder
+        from needs_microversion.loaders.openapi.validate import ready
+
+        remembered = Remembered(folder())
+        if not all(remembered.may_recall(path) for path in (old, new)):
+            # The validator's import (0.2 s) runs beside the reading of the documents.
+            helper = forked.helper(ready)
+    try:
+        sides = _prepare_pair(old, new)
+    except BaseException:
+        if helper is not None:
+            forked.dismiss(helper)
+        raise
     checked = [validate and isinstance(s, SnapshotBuilder) for s in sides]
     validation = Validation(None, (False, False), strict)
     if any(checked):
         from needs_microversion.loaders.openapi.validate import Beside
 
         validation = Validation(Beside([(s.doc, s.resolver) for s in sides
-                                        if isinstance(s, SnapshotBuilder) and validate]),
-                                (checked[0], checked[1]), strict)
+                                        if isinstance(s, SnapshotBuilder) and validate],
+                                       helper=helper), (checked[0], checked[1]), strict)
+    elif helper is not None:
+        forked.dismiss(helper)
     try:
         a, b = (s.build() if isinstance(s, SnapshotBuilder) else s for s in sides)
         if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
@@ -146,15 +161,11 @@ def _slow_to_parse(path: str) -> bool:
     """A YAML file on disk (not JSON by its first character, as `parse_document` decides)
     large enough to be worth parsing beside the other side."""
     try:
-        # A regular file only: opening a FIFO would wait for a writer.
-        found = os.stat(path)
-        if not stat.S_ISREG(found.st_mode) or found.st_size < _CHILD_PARSE_BYTES:
-            return False
-        with open(path, "rb") as file:
-            start = file.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
-    except OSError:
+        raw = read_bounded(path, path, MAX_BYTES)  # a regular file: never waits on a FIFO
+    except InputError:
         return False  # read here, where its error is reported
-    return start[:1] not in (b"{", b"[")
+    start = raw[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
+    return len(raw) >= _CHILD_PARSE_BYTES and start[:1] not in (b"{", b"[")
 
 
 def _read_file(path: str) -> Document:

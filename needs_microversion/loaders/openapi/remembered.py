@@ -24,7 +24,10 @@ from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 
+from needs_microversion.documents.document import MAX_BYTES
+from needs_microversion.documents.reading import read_bounded
 from needs_microversion.documents.refs import RefResolver
+from needs_microversion.errors import InputError
 from needs_microversion.model.document import Document
 
 ENV = "NEEDS_MICROVERSION_CACHE"
@@ -105,11 +108,27 @@ class Remembered:
             with suppress(OSError):
                 scratch.unlink(missing_ok=True)
 
+    def may_recall(self, path: str) -> bool:
+        """Whether an entry is kept for the file `path` names as it is now (read as it is
+        read to be compared; its `$ref` files are checked when it is recalled): a cheap look
+        before anything is started to validate it."""
+        if self._where is None:
+            return False
+        try:
+            raw = read_bounded(path, path, MAX_BYTES)
+        except InputError:
+            return False
+        digest = hashlib.sha256(raw.removeprefix(b"\xef\xbb\xbf")).hexdigest()
+        return self._named(path, Path(path).resolve().name, digest).is_file()
+
     def _entry(self, doc: Document, resolver: RefResolver) -> Path | None:
         if self._where is None:
             return None
-        key = json.dumps([_FORMAT, _stamp(), doc.display, _place(doc, resolver.root),
-                          _digest(doc)])
+        return self._named(doc.display, _place(doc, resolver.root), _digest(doc))
+
+    def _named(self, display: str, place: str, digest: str) -> Path:
+        assert self._where is not None
+        key = json.dumps([_FORMAT, _stamp(), display, place, digest])
         return self._where / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
 
 

@@ -2,10 +2,11 @@
 
 Real published specs often fail validation, so problems are reported, not fatal, unless the
 user asks for --strict. Imported only when validation runs: the validator is slow to import
-(0.2 s, most of a validated run on a small document). Each document of a diff is validated
-in a forked child process while this one compares them (`Beside`: 0.2-0.5 s more than an
-unvalidated run on the benchmark documents), and a document validated in an earlier run is
-not validated again (`remembered`).
+(0.2 s, most of a validated run on a small document), so a helper process imports it while
+the documents are read (`ready`). Each document of a diff is validated in a forked child
+process while this one compares them (`Beside`: 0.2-0.5 s more than an unvalidated run on
+the benchmark documents), and a document validated in an earlier run is not validated again
+(`remembered`; then no helper is started).
 """
 
 from __future__ import annotations
@@ -32,24 +33,35 @@ class Beside:
     while this one goes on (compares them): a validated run costs little more than an
     unvalidated one.
 
-    Each child is a copy of this process after every `$ref` of the documents was read; it
-    imports the validator itself (this process never needs it) and runs under an audit hook
-    that refuses the network and any file outside its document's tree and the Python
-    installation. Where the platform cannot fork, or a child fails, its document is
-    validated here when `problems` is asked: the same lists, later. A document whose
-    problems are remembered (`remembered`) needs no child.
+    The children are a `helper`'s when one was started before the documents were read (it
+    imported the validator meanwhile: `ready`; the documents, every `$ref` read, are handed
+    to it), else copies of this process that import it themselves (this process never
+    needs it). Each runs under an audit hook that refuses the network and any file outside
+    its document's tree and the Python installation. Where the platform cannot fork, or a
+    child fails, its document is validated here when `problems` is asked: the same lists,
+    later. A document whose problems are remembered (`remembered`) needs no child.
     """
 
     def __init__(self, sides: Sequence[tuple[Document, RefResolver]],
-                 remembered: Remembered | None = None) -> None:
+                 remembered: Remembered | None = None,
+                 helper: forked.Helper | None = None) -> None:
         self._sides = list(sides)
         self._remembered = remembered if remembered is not None else Remembered(folder())
         # Answers known without validating: found in an earlier run (or asked before).
         self._known = [self._remembered.recall(doc, resolver) for doc, resolver in self._sides]
-        self._children = [
-            None if known is not None else forked.start(partial(_checked, doc, resolver),
-                                                        _confinement(resolver.root))
-            for known, (doc, resolver) in zip(self._known, self._sides, strict=True)]
+        unknown = [i for i, known in enumerate(self._known) if known is None]
+        self._helper = helper
+        given = forked.give(helper, [partial(_confined, *self._sides[i]) for i in unknown]) \
+            if helper is not None and unknown else None
+        if helper is not None and given is None:
+            self._helper = None
+            if not unknown:
+                forked.dismiss(helper)  # nothing for it to do (`give` ends a helper gone)
+        self._children: list[forked.Child[Checked] | None] = [None] * len(self._sides)
+        for n, i in enumerate(unknown):
+            doc, resolver = self._sides[i]
+            self._children[i] = given[n] if given is not None else forked.start(
+                partial(_checked, doc, resolver), _confinement(resolver.root))
 
     def problems(self) -> list[list[str]]:
         """Each document's problems, in order (waits for the children)."""
@@ -62,14 +74,37 @@ class Beside:
                     checked = _checked(doc, resolver)
                 self._remembered.keep(doc, resolver, checked)
                 self._known[i] = checked.problems
+        if self._helper is not None:
+            forked.reap(self._helper)
+            self._helper = None
         return [list(known or ()) for known in self._known]
 
     def cancel(self) -> None:
         """The answers are not wanted (the run failed first): end the children."""
         children, self._children = self._children, []
+        if self._helper is not None:
+            forked.end(self._helper.pid)  # its children with it
+            self._helper = None
         for child in children:
             if child is not None:
                 forked.stop(child)
+
+
+def ready() -> None:
+    """What a validating child needs before it is given a document: the validator imported
+    (0.2 s, most of a small document's validation) while this process reads the documents."""
+    import jsonschema_path  # noqa: F401
+    import referencing.jsonschema  # noqa: F401
+
+    from needs_microversion.loaders.openapi import spec_validators  # noqa: F401
+
+    _mime_types_built_in()
+
+
+def _confined(doc: Document, resolver: RefResolver) -> Checked:
+    """`_checked` in a helper's child: under the audit hook of `_confinement`."""
+    sys.addaudithook(_confinement(resolver.root))
+    return _checked(doc, resolver)
 
 
 def _checked(doc: Document, resolver: RefResolver) -> Checked:

@@ -112,3 +112,101 @@ def test_the_collector_comes_back_as_it_was() -> None:
             assert gc.isenabled() and gc.get_freeze_count() > 0
         assert not gc.isenabled() and gc.get_freeze_count() == 0
     assert gc.isenabled() and gc.get_threshold() == thresholds
+
+
+# -- the helper: started before the documents are read, the validator imported meanwhile ----
+
+needs_fork = pytest.mark.skipif(not forked.can_fork(), reason="this platform does not fork")
+
+
+@needs_fork
+@pytest.mark.parametrize("texts", [(VALID, INVALID), (INVALID,)], ids=["two", "one"])
+def test_a_helper_finds_what_is_found_here(tmp_path: Path, texts: tuple[str, ...]) -> None:
+    alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, *texts)]
+    helper = forked.helper(validate.ready)
+    assert helper is not None
+    beside = validate.Beside(_sides(tmp_path, *texts), helper=helper)
+    assert all(child is not None and child.pid is None for child in beside._children)
+    assert beside.problems() == alone
+    with pytest.raises(ChildProcessError):  # the helper was reaped
+        os.waitpid(helper.pid, 0)
+
+
+def _slow_ready() -> None:
+    import time
+
+    time.sleep(30)
+
+
+@needs_fork
+def test_work_is_handed_over_without_waiting_for_the_helper(tmp_path: Path) -> None:
+    """A small document fits in the pipe: this process goes on comparing meanwhile."""
+    import time
+
+    helper = forked.helper(_slow_ready)
+    assert helper is not None
+    started = time.monotonic()
+    beside = validate.Beside(_sides(tmp_path, VALID, INVALID), helper=helper)
+    assert time.monotonic() - started < 10
+    beside.cancel()  # ends the helper, still getting ready
+    with pytest.raises(ChildProcessError):
+        os.waitpid(helper.pid, 0)
+
+
+def _sleep() -> None:
+    import time
+
+    time.sleep(30)
+
+
+@needs_fork
+def test_ending_a_helper_ends_its_children(tmp_path: Path) -> None:
+    import select
+
+    helper = forked.helper(lambda: None)
+    assert helper is not None
+    children = forked.give(helper, [_sleep, _sleep])
+    assert children is not None
+    forked.end(helper.pid)
+    for child in children:  # every holder of the write end is gone: end of file at once
+        assert select.select([child.pipe], [], [], 10)[0]
+        assert forked.result(child) is None
+
+
+@needs_fork
+def test_a_helper_gone_is_made_up_for(tmp_path: Path) -> None:
+    import signal
+
+    alone = [validate.problems(doc, resolver) for doc, resolver in _sides(tmp_path, VALID,
+                                                                            INVALID)]
+    helper = forked.helper(_slow_ready)
+    assert helper is not None
+    os.kill(helper.pid, signal.SIGKILL)
+    os.waitpid(helper.pid, 0)
+    beside = validate.Beside(_sides(tmp_path, VALID, INVALID), helper=helper)
+    assert beside.problems() == alone  # by children of this process, or here
+
+
+@needs_fork
+def test_no_helper_when_both_documents_are_remembered(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", str(tmp_path / "cache"))
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(VALID)
+    new.write_text(INVALID)
+    (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
+    started: list[int] = []
+    real = forked.helper
+    monkeypatch.setattr(forked, "helper", lambda *a, **k: started.append(1) or real(*a, **k))
+    first = validation_warnings(old, new)
+    assert started == [1]
+    assert validation_warnings(old, new) == first  # remembered: nothing to get ready for
+    assert started == [1]
+    new.write_text(INVALID + "# edited\n")
+    validation_warnings(old, new)
+    assert started == [1, 1]
+
+
+def validation_warnings(old: Path, new: Path) -> tuple[tuple[str, ...], ...]:
+    a, b, validation = load.load_pair(str(old), str(new))
+    a, b = validation.attach(a, b)
+    return a.warnings, b.warnings
