@@ -3,6 +3,7 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,15 +36,7 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     pair has several (cinder removed its v2 reference), the other is read again keeping them,
     or every operation of the remaining version would look removed and added.
     """
-    helper = None
-    if validate and not _may_be_tree(old) and not _may_be_tree(new):
-        from needs_microversion.loaders.openapi.remembered import Remembered, folder
-        from needs_microversion.loaders.openapi.validate import ready
-
-        remembered = Remembered(folder())
-        if not all(remembered.may_recall(path) for path in (old, new)):
-            # The validator's import (0.2 s) runs beside the reading of the documents.
-            helper = forked.helper(ready)
+    helper = _validating_helper(old, new) if validate else None
     try:
         sides = _prepare_pair(old, new)
     except BaseException:
@@ -71,6 +64,31 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
         validation.cancel()
         raise
     return a, b, validation
+
+
+# Documents up to this size in all are handed to a helper: their pickled data (about twice
+# the text) is held by it besides this process's; larger ones take seconds to validate, next
+# to which the 0.2 s saved is nothing, so copies of this process (sharing its memory) do.
+_HELPER_BYTES = 4 * 2**20
+
+
+def _validating_helper(old: str, new: str) -> forked.Helper | None:
+    """A helper that imports the validator (0.2 s) while the two files are read; none for
+    api-ref trees, large documents, or documents whose problems are remembered."""
+    if _may_be_tree(old) or _may_be_tree(new):
+        return None
+    try:
+        if os.stat(old).st_size + os.stat(new).st_size > _HELPER_BYTES:
+            return None
+    except OSError:  # not on disk (REV:PATH) or not there: no guess at its size
+        return None
+    from needs_microversion.loaders.openapi.remembered import Remembered, folder
+    from needs_microversion.loaders.openapi.validate import ready
+
+    remembered = Remembered(folder())
+    if all(remembered.may_recall(path) for path in (old, new)):
+        return None
+    return forked.helper(ready)
 
 
 @dataclass(frozen=True)

@@ -210,3 +210,19 @@ def validation_warnings(old: Path, new: Path) -> tuple[tuple[str, ...], ...]:
     a, b, validation = load.load_pair(str(old), str(new))
     a, b = validation.attach(a, b)
     return a.warnings, b.warnings
+
+
+@needs_fork
+def test_no_helper_for_large_documents(tmp_path: Path, monkeypatch) -> None:
+    """Their pickled copy would cost the helper more memory than the import time it saves:
+    copies of this process validate them."""
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")
+    monkeypatch.setattr(load, "_HELPER_BYTES", len(VALID) + len(INVALID) - 1)
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(VALID)
+    new.write_text(INVALID)
+    (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
+    started: list[int] = []
+    monkeypatch.setattr(forked, "helper", lambda *a, **k: started.append(1))
+    warnings = validation_warnings(old, new)
+    assert started == [] and warnings[1]
