@@ -141,9 +141,13 @@ def give(helper: Helper, works: list[Callable[[], T]]) -> list[Child[T]] | None:
     """Hand the helper its work; each piece's answer comes back as a child's would (their
     pipes are the caller's now: `end` the helper if they are not read). None when the helper
     is gone; it is then ended (the caller does the work some other way)."""
-    if len(works) > len(helper.answers):
-        raise ValueError("more work than the helper has room for")
-    data = pickle.dumps(works, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        if len(works) > len(helper.answers):
+            raise ValueError("more work than the helper has room for")
+        data = pickle.dumps(works, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - work that cannot be handed over is done another way
+        dismiss(helper)
+        return None
     try:
         _write_all(helper.jobs, len(data).to_bytes(8, "big") + data)
     except OSError:  # it died before reading (BrokenPipeError)

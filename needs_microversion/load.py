@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,12 +76,12 @@ _HELPER_BYTES = 4 * 2**20
 def _validating_helper(old: str, new: str) -> forked.Helper | None:
     """A helper that imports the validator (0.2 s) while the two files are read; none for
     api-ref trees, large documents, or documents whose problems are remembered."""
-    if _may_be_tree(old) or _may_be_tree(new):
-        return None
     try:
-        if os.stat(old).st_size + os.stat(new).st_size > _HELPER_BYTES:
-            return None
-    except OSError:  # not on disk (REV:PATH) or not there: no guess at its size
+        found = [os.stat(path) for path in (old, new)]
+    except OSError:  # not on disk (REV:PATH) or not there
+        return None
+    if not all(stat.S_ISREG(f.st_mode) for f in found) or \
+            sum(f.st_size for f in found) > _HELPER_BYTES:
         return None
     from needs_microversion.loaders.openapi.remembered import Remembered, folder
     from needs_microversion.loaders.openapi.validate import ready
