@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
-from needs_microversion.documents.document import MAX_BYTES, read_document
+from needs_microversion.documents.document import read_document
 from needs_microversion.documents.files import DISK
-from needs_microversion.documents.reading import read_bounded
+from needs_microversion.documents.reading import read_head
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_openapi
 from needs_microversion.model.document import Document
@@ -180,11 +180,11 @@ def _slow_to_parse(path: str) -> bool:
     """A YAML file on disk (not JSON by its first character, as `parse_document` decides)
     large enough to be worth parsing beside the other side."""
     try:
-        raw = read_bounded(path, path, MAX_BYTES)  # a regular file: never waits on a FIFO
+        size, head = read_head(path, path, 4096)  # a regular file: never waits on a FIFO
     except InputError:
         return False  # read here, where its error is reported
-    start = raw[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
-    return len(raw) >= _CHILD_PARSE_BYTES and start[:1] not in (b"{", b"[")
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return size >= _CHILD_PARSE_BYTES and start[:1] not in (b"{", b"[")
 
 
 def _read_file(path: str) -> Document:

@@ -21,6 +21,23 @@ def read_bounded(path: str | Path, display: str, limit: int) -> bytes:
     Type and size are checked on the opened file, so nothing can swap it in between: a FIFO
     is opened without blocking and never read, a device or a folder is refused.
     """
+    too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
+    size, data = _read_regular(path, display, limit + 1, skip_over=limit)
+    if size > limit or len(data) > limit:  # it grew since
+        raise too_large
+    return data
+
+
+def read_head(path: str | Path, display: str, count: int) -> tuple[int, bytes]:
+    """A regular file's size and its first `count` bytes (checked as `read_bounded` checks
+    a file): enough to decide how to read the rest."""
+    return _read_regular(path, display, count)
+
+
+def _read_regular(path: str | Path, display: str, count: int,
+                  skip_over: int | None = None) -> tuple[int, bytes]:
+    """(size, the first `count` bytes) of a regular file; none read when it is larger than
+    `skip_over` bytes."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -30,24 +47,20 @@ def read_bounded(path: str | Path, display: str, limit: int) -> bytes:
         raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
     except ValueError:  # a NUL in the name: no file system takes it
         raise InputError("no such file (the name holds a NUL character)", display) from None
-    too_large = FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise InputError("is a directory, not a file", display)
         if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
             raise InputError("is not a regular file", display)
-        if info.st_size > limit:
-            raise too_large
+        if skip_over is not None and info.st_size > skip_over:
+            return info.st_size, b""
         with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(limit + 1)
+            return info.st_size, handle.read(count)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", display) from None
     finally:
         os.close(fd)
-    if len(data) > limit:  # it grew since
-        raise too_large
-    return data
 
 
 def describe_size(limit: int) -> str:

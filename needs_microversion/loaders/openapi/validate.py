@@ -50,13 +50,13 @@ class Beside:
         # Answers known without validating: found in an earlier run (or asked before).
         self._known = [self._remembered.recall(doc, resolver) for doc, resolver in self._sides]
         unknown = [i for i, known in enumerate(self._known) if known is None]
-        self._helper = helper
+        if helper is not None and not unknown:
+            forked.dismiss(helper)  # nothing for it to do
+            helper = None
+        # None: no helper, or it is gone (`give` has ended it).
         given = forked.give(helper, [partial(_confined, *self._sides[i]) for i in unknown]) \
-            if helper is not None and unknown else None
-        if helper is not None and given is None:
-            self._helper = None
-            if not unknown:
-                forked.dismiss(helper)  # nothing for it to do (`give` ends a helper gone)
+            if helper is not None else None
+        self._helper = helper if given is not None else None
         self._children: list[forked.Child[Checked] | None] = [None] * len(self._sides)
         for n, i in enumerate(unknown):
             doc, resolver = self._sides[i]
