@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from needs_microversion.compare.samples import since
 from needs_microversion.model.change import Aspect, Evidence, Kind
-from needs_microversion.model.extensions import EXAMPLE_KEY
+from needs_microversion.model.extensions import EXAMPLE_KEY, EXAMPLE_UNLISTED_KEY
 from needs_microversion.model.schema import Prop, RawSchema, Schema, SchemaLookup
 from needs_microversion.model.versions import Version, newly_mentioned
 
@@ -147,7 +147,8 @@ class PairDiff:
                           inferred=at["inferred"] or table.get(prop.schema).inferred,
                           free_form=free, since=since(
                                sb.properties[name].versions if name in sb.properties else None,
-                               vb, self.floor))
+                               vb, self.floor),
+                          evidence=_example_listed(sa, name) if a is None else None)
                 continue
             if (name in sa.required) != (name in sb.required):
                 yield Rel(segment, "changed", "required", old=name in sa.required,
@@ -183,6 +184,18 @@ def _example_agrees(old: Schema, new: Schema) -> Evidence | None:
         return None
     return Evidence("matches-example", f"the old document's example already shows "
                     f"{'/'.join(sorted(types & new.types))}; the table is corrected to match it")
+
+
+def _example_listed(old: Schema, name: str) -> Evidence | None:
+    """The old document's example already showed the field its table now lists (api-ref
+    records the keys its examples show beside the rows, `x-needs-microversion-example-
+    unlisted`): the API returned (accepted) it before this change."""
+    node = old.location.node
+    keys = node.get(EXAMPLE_UNLISTED_KEY) if isinstance(node, dict) else None
+    if not isinstance(keys, list) or name not in keys:
+        return None
+    return Evidence("shown-in-example", f"the old document's example already shows `{name}` "
+                    "here; the table lists it late")
 
 
 def _description(schema: Schema) -> str:

@@ -24,6 +24,8 @@ LOCATION_KEY: Final = "x-needs-microversion-location"  # "file:line (file:line)"
 INFERRED_KEY: Final = "x-needs-microversion-inferred"  # read from prose or layout
 EXAMPLE_KEY: Final = "x-needs-microversion-example"  # what the document's own example shows
 EXAMPLE_KEYS_KEY: Final = "x-needs-microversion-example-keys"  # examples gave the keys
+# On an object schema: the keys its examples show there that its table does not list.
+EXAMPLE_UNLISTED_KEY: Final = "x-needs-microversion-example-unlisted"
 MAJORS_KEY: Final = "x-needs-microversion-majors"  # on `info`: paths keep version prefixes
 # On `info`: the highest microversion the version-discovery sample (`GET /`) lists.
 ADVERTISED_KEY: Final = "x-needs-microversion-advertised"

@@ -14,9 +14,11 @@ class CatchUp(Rule):
         document's maximum (that microversion was already released), with the other changes
         of that same entry; allowed values written down for the first time in prose where
         none were documented before; a type corrected to what the old document's own example
-        already showed; a URL's method corrected where the old document gave a GET (HEAD,
-        DELETE) a request body, which such a request cannot carry. And changes that resolve
-        a contradiction inside the old document (`corrections.py`): an operation removed
+        already showed; a body attribute added where the old document's own example already
+        showed that key beside the table's rows; a URL's method corrected where the old
+        document gave a GET (HEAD, DELETE) a request body, which such a request cannot
+        carry. And changes that resolve a contradiction inside the old document
+        (`corrections.py`): an operation removed
         whose route the old document also described another way, kept in the new one (one
         dynamic path segment, `{component}` and `{ind_ident}@{component}`, is one route); a
         detailed list (`GET /servers/detail`) given the envelope its list already had; a
@@ -32,7 +34,8 @@ class CatchUp(Rule):
 
     Example
         cinder adds the missing `min_version: 3.1` to two upload-to-image parameters; nova's
-        flavor `sort_key` description starts listing the keys it accepts; ironic drops a
+        flavor `sort_key` description starts listing the keys it accepts; cinder's volume
+        list gains the `volumes_links` row its example always showed; ironic drops a
         second description of its indicator route; nova's detailed server list takes
         `servers` instead of the `server` copied from the show operation.
 
@@ -49,14 +52,18 @@ class CatchUp(Rule):
     question = "Does the new document only catch up with what the API already does?"
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
                    "method-corrected", "url-still-documented", "envelope-matches-list",
-                   "nesting-reread")
+                   "nesting-reread", "shown-in-example")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
-        if change.evidence is not None and change.evidence.finding in self.finding_ids:
-            return self.finding(change.evidence.finding, NOT_REQUIRED, change,
-                                f"{describe(change)}: {change.evidence.text}")
+        since = context.documented_late.get(element(change))
+        evidence = change.evidence
+        # The released microversion an element documents says more than its example did.
+        if evidence is not None and evidence.finding in self.finding_ids and not (
+                since is not None and evidence.finding == "shown-in-example"):
+            return self.finding(evidence.finding, NOT_REQUIRED, change,
+                                f"{describe(change)}: {evidence.text}")
         # Gaining a list restricts the values: "removed", with no list before (values added
         # to a list the old prose already gave are a change like any other).
         if change.aspect == "enum" and change.kind == "removed" and change.old is None \
@@ -64,7 +71,6 @@ class CatchUp(Rule):
             return self.finding("values-documented", NOT_REQUIRED, change,
                                 f"{describe(change)}: values documented for the first time "
                                 "(read from prose); check the code already refused others")
-        since = context.documented_late.get(element(change))
         if since is None:
             return None
         # Other changes of the same entry (its required flag, its type) come with the

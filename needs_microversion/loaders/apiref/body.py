@@ -21,8 +21,9 @@ takes that parent over (cinder lists `volume` after its fields).
 
 Example evidence: when the body has examples, `finish` walks them beside the finished schema
 and records, on every property, items and map-value schema the examples reach, the JSON
-type(s) they show there (`x-needs-microversion-example`), and on the root that examples were
-read (`x-needs-microversion-example-keys`), so a property they lack is known to be absent.
+type(s) they show there (`x-needs-microversion-example`), on each object the keys they show
+that no row names (`x-needs-microversion-example-unlisted`), and on the root that examples
+were read (`x-needs-microversion-example-keys`), so a property they lack is known to be absent.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from typing import Any
 from needs_microversion.loaders.apiref import prose
 from needs_microversion.loaders.apiref.records import Row, Table
 from needs_microversion.model.extensions import (
-    EXAMPLE_KEY, EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS,
-    OPENSTACK_KEY)
+    EXAMPLE_KEY, EXAMPLE_KEYS_KEY, EXAMPLE_UNLISTED_KEY, INFERRED_KEY, LOCATION_KEY,
+    MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY)
 from needs_microversion.model.versions import ALL, VersionRange, parse_version
 
 Schema = dict[str, Any]
@@ -464,6 +465,12 @@ def _mark_examples(schema: Schema, values: Sequence[Any]) -> None:
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict):
         _mark_child(extra, [v for _, v in rest])
+    else:
+        # What the API already returned (accepted) beside the rows: a row added for one of
+        # these later documents it late. Keys that are data (uuids) name no field.
+        unlisted = sorted({k for k, _ in rest if not _DATA_KEY.match(k)})
+        if unlisted:
+            schema[EXAMPLE_UNLISTED_KEY] = unlisted
     items = schema.get("items")
     if isinstance(items, dict):
         _mark_child(items, [x for v in values if isinstance(v, list) for x in v])

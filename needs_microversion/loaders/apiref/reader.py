@@ -59,8 +59,12 @@ Documentation, never contract:
                                                 null), or the sorted list of types when the
                                                 examples disagree (integer beside a fraction
                                                 is number)
+  x-needs-microversion-example-unlisted: [K]   on each object schema (the root too) whose
+                                                examples show keys K its table lists no
+                                                row for (not in a free-form map, not uuids)
 e.g. manila's table said `members` is a string while the sample always had `"members": []`:
-a later correction to array agrees with the example the old tree already showed.
+a later correction to array agrees with the example the old tree already showed; cinder's
+volume list example showed `volumes_links` before a row listed it.
 
 Tables outside any operation (nova's request-ids.inc global headers) are ignored, silently:
 the contract model has no place for global headers, and they never change per operation.

@@ -14,6 +14,7 @@ from test_apiref_helpers import DATA, at, body, operation, operations
 
 EXAMPLE = "x-needs-microversion-example"
 EXAMPLE_KEYS = "x-needs-microversion-example-keys"
+UNLISTED = "x-needs-microversion-example-unlisted"
 
 
 @cache
@@ -81,6 +82,18 @@ def test_a_field_the_example_lacks_has_no_example_type() -> None:
     schema = body(operation(doc(), "/consoles/{token}", "get"), "200")
     assert schema[EXAMPLE_KEYS] is True
     assert EXAMPLE not in at(schema, "/console/internal_path")
+
+
+@pytest.mark.parametrize(("pointer", "unlisted"), [
+    ("", ["console_links"]),
+    ("/console", ["updated_at"]),
+    ("/console/metadata", None),  # a free-form map: its keys are data, not fields
+    ("/console/nodes/*", None),  # every key the example shows has a row
+])
+def test_keys_the_example_shows_beside_the_rows_are_recorded(pointer: str,
+                                                             unlisted: list[str] | None) -> None:
+    schema = body(operation(doc(), "/consoles/{token}", "get"), "200")
+    assert at(schema, pointer).get(UNLISTED) == unlisted
 
 
 def test_request_examples_evidence_the_request_body() -> None:
