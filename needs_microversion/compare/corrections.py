@@ -17,7 +17,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from needs_microversion.compare.rewrites import rewrites
-from needs_microversion.model.change import ADDED_OR_REMOVED, BODY_AREAS, Change, Evidence
+from needs_microversion.model.change import (
+    ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence)
+from needs_microversion.model.extensions import UNVERIFIED_KEY
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
 from needs_microversion.model.versions import FLOOR, Version
@@ -31,6 +33,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
     moved = nesting_reread(changes)
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
     urls: _Urls | None = None
+    marked = _Unverified(old, new)
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
@@ -38,11 +41,57 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
             if evidence is None and change.area == "operation":
                 urls = urls or _Urls(old, new)
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
-            evidence = evidence or envelope_of_list(change, old, new) or paired.get(id(change))
+            evidence = evidence or envelope_of_list(change, old, new) \
+                or paired.get(id(change)) or marked.evidence(change)
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)
     return out
+
+
+# What each os-api-ref verification phase checks against the code: the methods, URLs and
+# status codes; every row of the parameter tables; the body tables (a body documented where
+# none was shows as a media type).
+_PHASE_AREAS: dict[str, frozenset[Area]] = {
+    "method": frozenset({"operation", "status-code"}),
+    "parameter": frozenset({"path-parameter", "query-parameter", "cookie-parameter",
+                            *HEADER_AREAS, *BODY_AREAS}),
+    "body": frozenset({*BODY_AREAS, *MEDIA_TYPE_AREAS}),
+}
+
+
+class _Unverified:
+    """The old tree says a file is not yet checked against the code (`.. needs:
+    method_verification` atop nova's 2016 files): what it documents there may be wrong, and a
+    change of that part is the document being verified, not the API changing."""
+
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        data = old.document.data
+        info = data.get("info") if isinstance(data, dict) else None
+        marked = info.get(UNVERIFIED_KEY) if isinstance(info, dict) else None
+        self.marked: dict[str, list[str]] = marked if isinstance(marked, dict) else {}
+        self.sides = (old, new)
+
+    def evidence(self, change: Change) -> Evidence | None:
+        if not self.marked:
+            return None
+        file = self._file(change)
+        phases = self.marked.get(file, ()) if file else ()
+        phase = next((p for p in phases if change.area in _PHASE_AREAS.get(p, ())), None)
+        if phase is None:
+            return None
+        return Evidence("unverified-section", f"the old document marks {file} `needs:{phase}_"
+                        "verification` (not yet checked against the code); check the code "
+                        "agrees")
+
+    def _file(self, change: Change) -> str | None:
+        """The file the operation is written in: the old one's, else the new one's."""
+        for side in self.sides:
+            if change.op_key in side.operations:
+                # api-ref locations are named from the tree's folder; the marks are not
+                return side.operations[change.op_key].location.file.removeprefix(
+                    side.document.display + "/")
+        return None
 
 
 def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:

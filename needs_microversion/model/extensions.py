@@ -29,6 +29,9 @@ EXAMPLE_UNLISTED_KEY: Final = "x-needs-microversion-example-unlisted"
 MAJORS_KEY: Final = "x-needs-microversion-majors"  # on `info`: paths keep version prefixes
 # On `info`: the highest microversion the version-discovery sample (`GET /`) lists.
 ADVERTISED_KEY: Final = "x-needs-microversion-advertised"
+# On `info`: the files an api-ref tree marks unverified (`.. needs:method_verification`,
+# nova's and cyborg's burndown comments) and for what: {"servers.inc": ["body", "method"]}.
+UNVERIFIED_KEY: Final = "x-needs-microversion-unverified"
 # On an operation: its groups' introductions, later notes, captions and example file names,
 # where api-ref names microversions outside the description (read for announcements only).
 ASIDES_KEY: Final = "x-needs-microversion-asides"

@@ -23,7 +23,11 @@ class CatchUp(Rule):
         dynamic path segment, `{component}` and `{ind_ident}@{component}`, is one route); a
         detailed list (`GET /servers/detail`) given the envelope its list already had; a
         body attribute that moves only because where a flat api-ref table puts it was
-        inferred (the same name, type and required flag, removed here and added there).
+        inferred (the same name, type and required flag, removed here and added there). And
+        changes to what the old tree itself says is not yet checked against the code: a file
+        that starts with `.. needs:method_verification` (its methods, URLs and status codes),
+        `needs:parameter_verification` (its table rows) or `needs:body_verification` (its
+        bodies), the comments of the os-api-ref verification burndown.
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -37,7 +41,8 @@ class CatchUp(Rule):
         flavor `sort_key` description starts listing the keys it accepts; cinder's volume
         list gains the `volumes_links` row its example always showed; ironic drops a
         second description of its indicator route; nova's detailed server list takes
-        `servers` instead of the `server` copied from the show operation.
+        `servers` instead of the `server` copied from the show operation; nova's "Complete
+        method verification of limits" drops the error codes the API never returned.
 
     No microversion needed when
         Always, for these findings; but check that the code really behaved so since then.
@@ -52,7 +57,7 @@ class CatchUp(Rule):
     question = "Does the new document only catch up with what the API already does?"
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
                    "method-corrected", "url-still-documented", "envelope-matches-list",
-                   "nesting-reread", "shown-in-example")
+                   "nesting-reread", "shown-in-example", "unverified-section")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
