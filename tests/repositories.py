@@ -380,7 +380,7 @@ def zun_like(top: Path) -> Project:
 
 # -- cinder: api-ref/source/v2 and v3 sub-trees, ../status.yaml, "_MAX_API_VERSION" ----------
 
-def _cinder_tree(version: str) -> dict[str, str]:
+def cinder_tree(version: str) -> dict[str, str]:
     inc = (f"Volumes\n=======\n\nShow a volume\n~~~~~~~~~~~~~\n\n"
            f".. rest_method::  GET /{version}/{{project_id}}/volumes/{{volume_id}}\n\n"
            ".. rest_status_code:: success ../status.yaml\n\n   - 200\n\n"
@@ -416,6 +416,6 @@ def cinder_like(top: Path) -> Project:
         "api-ref/source/index.rst": "API\n===\n\n.. toctree::\n\n   v2/index\n   v3/index\n",
         "api-ref/source/status.yaml": "    200:\n      default: OK\n    404:\n"
                                       "      default: Not found\n",
-        **_cinder_tree("v2"), **_cinder_tree("v3"),
+        **cinder_tree("v2"), **cinder_tree("v3"),
         "releasenotes/notes/.placeholder": "",
     }, project)

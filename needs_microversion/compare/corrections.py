@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from needs_microversion.compare.majors import older_major
 from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import (
     ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence)
@@ -34,6 +35,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
     urls: _Urls | None = None
     marked = _Unverified(old, new)
+    frozen = older_major(changes, old, new)
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
@@ -42,7 +44,8 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
                 urls = urls or _Urls(old, new)
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
             evidence = evidence or envelope_of_list(change, old, new) \
-                or paired.get(id(change)) or marked.evidence(change)
+                or frozen.get(id(change)) or paired.get(id(change)) \
+                or marked.evidence(change)
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)

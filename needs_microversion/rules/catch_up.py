@@ -27,7 +27,10 @@ class CatchUp(Rule):
         changes to what the old tree itself says is not yet checked against the code: a file
         that starts with `.. needs:method_verification` (its methods, URLs and status codes),
         `needs:parameter_verification` (its table rows) or `needs:body_verification` (its
-        bodies), the comments of the os-api-ref verification burndown.
+        bodies), the comments of the os-api-ref verification burndown. And, in a tree that
+        documents several major versions (`v2/` beside `v3/`), a change to an older one,
+        which is frozen and takes no microversions, and the same change made to the newest
+        (`compare/majors.py`; URLs an older one drops retire it, and are judged as such).
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -57,7 +60,8 @@ class CatchUp(Rule):
     question = "Does the new document only catch up with what the API already does?"
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
                    "method-corrected", "url-still-documented", "envelope-matches-list",
-                   "nesting-reread", "shown-in-example", "unverified-section")
+                   "nesting-reread", "shown-in-example", "unverified-section",
+                   "older-major-version")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:

@@ -1,0 +1,63 @@
+"""An api-ref tree that documents several major versions (cinder's `v2/` beside `v3/`, its
+paths keep the version prefix): microversions belong to the newest. An older major version
+takes none: it is frozen, and new behaviour goes to the newest. So a change documented for
+the older one describes what the API already did, and so does the same change documented
+for the newest one in the same commit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.snapshot import Snapshot
+
+_MAJOR = re.compile(r"^/v(\d+)(?:\.\d+)?(/.*)?$")  # the version prefix api-ref paths keep
+
+
+def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict[int, Evidence]:
+    """Evidence for each ungated change of an older major version, and for each change of
+    the newest one that an older one shows too (the same element, changed the same way)."""
+    newest = max((major for side in (old, new) for key in side.operations
+                  if (major := _major(key.shape)) is not None), default=None)
+    if newest is None:
+        return {}  # one major version: nothing is frozen
+    found: dict[int, Evidence] = {}
+    twins: dict[tuple[object, ...], int] = {}
+    for change in changes:
+        major, rest = _split(change)
+        # URLs removed from a frozen version retire it (cinder dropping v2): a removal to
+        # review under the deprecation policy, not a document catching up.
+        retired = change.area == "operation" and change.kind == "removed"
+        if major is not None and major < newest and change.gated is None and not retired:
+            found[id(change)] = Evidence(
+                "older-major-version", f"v{major} is frozen beside v{newest} and takes no "
+                "microversions: the document catches up with what it did; check the code agrees")
+            twins.setdefault(_twin_key(change, rest), major)
+    for change in changes:
+        major, rest = _split(change)
+        twin = twins.get(_twin_key(change, rest)) if major == newest else None
+        if twin is not None and change.gated is None:
+            found[id(change)] = Evidence(
+                "older-major-version", f"the same change is documented for v{twin}, which takes"
+                " no microversions: the API already did this; check the code agrees")
+    return found
+
+
+def _major(shape: str) -> int | None:
+    match = _MAJOR.match(shape)
+    return int(match.group(1)) if match else None
+
+
+def _split(change: Change) -> tuple[int | None, str]:
+    match = _MAJOR.match(change.op_key.shape)
+    if match is None:
+        return None, ""
+    return int(match.group(1)), match.group(2) or "/"
+
+
+def _twin_key(change: Change, rest: str) -> tuple[object, ...]:
+    # An operation's values name its own path, which differs by the prefix.
+    values = () if change.area == "operation" else (repr(change.old), repr(change.new))
+    return (rest, change.op_key.method, change.op_key.action, change.area, change.kind,
+            change.aspect, change.pointer, change.status, *values)
