@@ -1,13 +1,14 @@
 """Evidence across operations that a change corrects the document, not the API.
 
 Some documents contradict themselves, and the new one resolves the contradiction; some
-changes move only what a loader inferred. Either way the change describes the API as it
-always was. Each finder here reads a change beside the other changes or the other
-operations of the two documents, and attaches the `Evidence` that rule catch-up judges
-(api-ref trees; off for OpenAPI documents, which are generated from the code), or that rule
-correction judges (`rewrites.py`: one element written differently in place). Changes that sit
-behind a new microversion are left alone: they are the new microversion's content, not a
-correction.
+changes move only what a loader inferred; some change what the old tree said it had not
+checked against the code, or a frozen older major version (`majors.py`). Either way the
+change describes the API as it always was. Each finder here reads a change beside the
+other changes or the other operations of the two documents, and attaches the `Evidence`
+that rule catch-up judges (api-ref trees; off for OpenAPI documents, which are generated
+from the code), or that rule correction judges (`rewrites.py`: one element written
+differently in place). Changes that sit behind a new microversion are left alone: they are
+the new microversion's content, not a correction.
 """
 
 from __future__ import annotations

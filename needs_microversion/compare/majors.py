@@ -19,13 +19,13 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
     """Evidence for each ungated change of an older major version, and for each change of
     the newest one that an older one shows too (the same element, changed the same way)."""
     newest = max((major for side in (old, new) for key in side.operations
-                  if (major := _major(key.shape)) is not None), default=None)
+                  if (major := _split(key.shape)[0]) is not None), default=None)
     if newest is None:
         return {}  # one major version: nothing is frozen
     found: dict[int, Evidence] = {}
     twins: dict[tuple[object, ...], int] = {}
     for change in changes:
-        major, rest = _split(change)
+        major, rest = _split(change.op_key.shape)
         # URLs removed from a frozen version retire it (cinder dropping v2): a removal to
         # review under the deprecation policy, not a document catching up.
         retired = change.area == "operation" and change.kind == "removed"
@@ -35,7 +35,7 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
                 "microversions: the document catches up with what it did; check the code agrees")
             twins.setdefault(_twin_key(change, rest), major)
     for change in changes:
-        major, rest = _split(change)
+        major, rest = _split(change.op_key.shape)
         twin = twins.get(_twin_key(change, rest)) if major == newest else None
         if twin is not None and change.gated is None:
             found[id(change)] = Evidence(
@@ -44,13 +44,9 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
     return found
 
 
-def _major(shape: str) -> int | None:
+def _split(shape: str) -> tuple[int | None, str]:
+    """`/v2/volumes/{}` -> (2, `/volumes/{}`); (None, "") without a version prefix."""
     match = _MAJOR.match(shape)
-    return int(match.group(1)) if match else None
-
-
-def _split(change: Change) -> tuple[int | None, str]:
-    match = _MAJOR.match(change.op_key.shape)
     if match is None:
         return None, ""
     return int(match.group(1)), match.group(2) or "/"

@@ -18,12 +18,12 @@ class CatchUp(Rule):
         showed that key beside the table's rows; a URL's method corrected where the old
         document gave a GET (HEAD, DELETE) a request body, which such a request cannot
         carry. And changes that resolve a contradiction inside the old document
-        (`corrections.py`): an operation removed
-        whose route the old document also described another way, kept in the new one (one
-        dynamic path segment, `{component}` and `{ind_ident}@{component}`, is one route); a
-        detailed list (`GET /servers/detail`) given the envelope its list already had; a
-        body attribute that moves only because where a flat api-ref table puts it was
-        inferred (the same name, type and required flag, removed here and added there). And
+        (`corrections.py`): an operation removed whose route the old document also described
+        another way, kept in the new one (one dynamic path segment, `{component}` and
+        `{ind_ident}@{component}`, is one route); a detailed list (`GET /servers/detail`)
+        given the envelope its list already had; a body attribute that moves only because
+        where a flat api-ref table puts it was inferred (the same name, type and required
+        flag, removed here and added there). And
         changes to what the old tree itself says is not yet checked against the code: a file
         that starts with `.. needs:method_verification` (its methods, URLs and status codes),
         `needs:parameter_verification` (its table rows) or `needs:body_verification` (its
