@@ -29,7 +29,8 @@ _PARAMETER_AREAS = ("path-parameter", "query-parameter", "request-header", "cook
 
 def rewrites(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict[int, Evidence]:
     """id(change) -> the evidence that it is half of one element rewritten in place."""
-    ungated = [c for c in changes if c.gated is None and c.evidence is None
+    ungated = [c for c in changes if c.gated is None
+               and (c.evidence is None or c.evidence.pairable)
                and c.kind in ("added", "removed")]
     found: dict[int, Evidence] = {}
     _pair(found, ungated, _success_code, _swapped)

@@ -195,7 +195,7 @@ def _example_listed(old: Schema, name: str) -> Evidence | None:
     if not isinstance(keys, list) or name not in keys:
         return None
     return Evidence("shown-in-example", f"the old document's example already shows `{name}` "
-                    "here; the table lists it late")
+                    "here; the table lists it late", pairable=True)
 
 
 def _description(schema: Schema) -> str:

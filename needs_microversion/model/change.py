@@ -54,6 +54,9 @@ class Evidence:
 
     finding: str  # a finding id of rule catch-up
     text: str
+    # Only a hint (an example showed the key): the change may still be half of a pair that
+    # explains its other half (`compare/rewrites.py`).
+    pairable: bool = False
 
 
 @dataclass(frozen=True)
