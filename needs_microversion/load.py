@@ -126,9 +126,7 @@ class Validation:
 
 
 def _majors(snapshot: Snapshot) -> bool:
-    info = snapshot.document.data.get("info") if isinstance(snapshot.document.data, dict) \
-        else None
-    return bool(isinstance(info, dict) and info.get(MAJORS_KEY))
+    return bool(snapshot.info(MAJORS_KEY))
 
 
 def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,

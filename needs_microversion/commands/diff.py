@@ -333,13 +333,7 @@ def advertised_raise(old: Snapshot, new: Snapshot) -> Version | None:
     above every microversion the new documents write: a raise no other line records (the
     documents' own announcement of a microversion). A sample that moves by more was stale
     and is only refreshed."""
-    before, after = _advertised(old), _advertised(new)
+    before, after = (parse_version(s.info(ADVERTISED_KEY)) for s in (old, new))
     if before is None or after is None or after != before.next():
         return None
     return after if new.max_version is None or after > new.max_version else None
-
-
-def _advertised(snapshot: Snapshot) -> Version | None:
-    data = snapshot.document.data
-    info = data.get("info") if isinstance(data, dict) else None
-    return parse_version(info.get(ADVERTISED_KEY)) if isinstance(info, dict) else None

@@ -70,10 +70,10 @@ class _Unverified:
     change of that part is the document being verified, not the API changing."""
 
     def __init__(self, old: Snapshot, new: Snapshot) -> None:
-        data = old.document.data
-        info = data.get("info") if isinstance(data, dict) else None
-        marked = info.get(UNVERIFIED_KEY) if isinstance(info, dict) else None
-        self.marked: dict[str, list[str]] = marked if isinstance(marked, dict) else {}
+        marked = old.info(UNVERIFIED_KEY)  # an OpenAPI document may write anything there
+        self.marked = {file: [p for p in phases if isinstance(p, str)]
+                       for file, phases in marked.items() if isinstance(phases, list)
+                       } if isinstance(marked, dict) else {}
         self.sides = (old, new)
 
     def evidence(self, change: Change) -> Evidence | None:

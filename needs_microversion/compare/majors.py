@@ -16,8 +16,9 @@ _MAJOR = re.compile(r"^/v(\d+)(?:\.\d+)?(/.*)?$")  # the version prefix api-ref 
 
 
 def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict[int, Evidence]:
-    """Evidence for each ungated change of an older major version, and for each change of
-    the newest one that an older one shows too (the same element, changed the same way)."""
+    """Evidence for each change of an older major version, and for each change of the
+    newest one that an older one shows too (the same element, changed the same way); the
+    caller gives it only to changes gated on no microversion."""
     newest = max((major for side in (old, new) for key in side.operations
                   if (major := _split(key.shape)[0]) is not None), default=None)
     if newest is None:
@@ -29,7 +30,7 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
         # URLs removed from a frozen version retire it (cinder dropping v2): a removal to
         # review under the deprecation policy, not a document catching up.
         retired = change.area == "operation" and change.kind == "removed"
-        if major is not None and major < newest and change.gated is None and not retired:
+        if major is not None and major < newest and not retired:
             found[id(change)] = Evidence(
                 "older-major-version", f"v{major} is frozen beside v{newest} and takes no "
                 "microversions: the document catches up with what it did; check the code agrees")
@@ -37,7 +38,7 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
     for change in changes:
         major, rest = _split(change.op_key.shape)
         twin = twins.get(_twin_key(change, rest)) if major == newest else None
-        if twin is not None and change.gated is None:
+        if twin is not None:
             found[id(change)] = Evidence(
                 "older-major-version", f"the same change is documented for v{twin}, which takes"
                 " no microversions: the API already did this; check the code agrees")

@@ -158,3 +158,10 @@ class Snapshot:
     operations: Operations
     schemas: SchemaLookup  # normalises this snapshot's schemas, once each
     warnings: tuple[str, ...] = ()
+
+    def info(self, key: str) -> Any:
+        """One member of the document's `info` (the loaders' `x-needs-microversion-*`
+        notes about the whole document); None when absent. Read it as untrusted input."""
+        data = self.document.data
+        info = data.get("info") if isinstance(data, dict) else None
+        return info.get(key) if isinstance(info, dict) else None

@@ -146,11 +146,10 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
                               warn=warn, keep_major=keep_major)
     if ctx.advertised:
         document["info"][ADVERTISED_KEY] = str(max(ctx.advertised))
-    unverified = {file.rel: sorted(set(_UNVERIFIED.findall(file.text))) for file in tree.files
-                  if ".. needs:" in file.text}
-    if any(unverified.values()):
-        document["info"][UNVERIFIED_KEY] = {rel: what for rel, what in unverified.items()
-                                            if what}
+    unverified = {file.rel: what for file in tree.files if ".. needs:" in file.text
+                  and (what := sorted(set(_UNVERIFIED.findall(file.text))))}
+    if unverified:
+        document["info"][UNVERIFIED_KEY] = unverified
     # Files are named from the tree's folder; with `display`, as the user wrote the folder.
     named = [posixpath.join(display, w) if display else w
              for w in (*tree.warnings, *ctx.warnings, *warnings)]

@@ -60,3 +60,28 @@ def test_a_code_dropped_from_a_file_the_old_tree_marks(tmp_path: Path, run_cli, 
     report = json.loads(out)
     assert (report["verdict"], code) == (verdict, 0 if verdict == "not-required" else 1)
     assert [(c["id"], c["status"]) for c in report["changes"]] == [(finding, "409")]
+
+
+@pytest.mark.parametrize("marks", [
+    pytest.param("{limits.inc: 5}", id="not-a-list"),
+    pytest.param("{limits.inc: [method, 5, {a: b}]}", id="odd-members"),
+    pytest.param("[method]", id="not-a-mapping"),
+])
+def test_what_an_openapi_document_writes_there_is_read_safely(tmp_path: Path, run_cli,
+                                                              marks: str) -> None:
+    """The note is the loader's, but an OpenAPI document may carry anything under it."""
+    doc = """openapi: 3.0.3
+info: {{title: t, version: "2.1", x-needs-microversion-unverified: {marks}}}
+paths:
+  /limits:
+    get:
+      x-needs-microversion-location: "limits.inc:8"
+      responses: {{"200": {{description: ok}}{extra}}}
+"""
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(doc.format(marks=marks, extra=', "409": {description: c}'))
+    new.write_text(doc.format(marks=marks, extra=""))
+    code, out, _ = run_cli("diff", str(old), str(new), "--catch-up", "--format", "json")
+    expected = "unverified-section" if "method, 5" in marks else "status-code-removed"
+    assert [c["id"] for c in json.loads(out)["changes"]] == [expected]
+    assert code in (0, 1)
