@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from needs_microversion.compare.majors import older_major
+from needs_microversion.compare.representation import documented_on_resource
 from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import (
     ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence)
@@ -37,6 +38,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
     urls: _Urls | None = None
     marked = _Unverified(old, new)
     frozen = older_major(changes, old, new)
+    resource = documented_on_resource(changes, old, new)
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
@@ -46,7 +48,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
             evidence = evidence or envelope_of_list(change, old, new) \
                 or frozen.get(id(change)) or paired.get(id(change)) \
-                or marked.evidence(change)
+                or marked.evidence(change) or resource.get(id(change))
             if evidence is not None:
                 change = replace(change, evidence=evidence)
         out.append(change)

@@ -14,6 +14,8 @@ from needs_microversion.model.versions import FLOOR, Version
 
 # nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
 NOVA_EXEMPT_CODES = frozenset({"400", "403", "404", "415"})
+# nova footnote f1: clients are not expected to handle a 500 or 503.
+SERVER_ERRORS = ("500", "503")
 # nova: "a new scheduler which adds a new attribute to os:scheduler_hints doesn't require one".
 # `*` also matches the api-ref form, where the hints may be nested under /server.
 DEFAULT_FREE_FORM = ("*/os:scheduler_hints", "*/OS-SCH-HNT:scheduler_hints")
@@ -55,7 +57,7 @@ class Context:
               old_max: Version | None = None, new_max: Version | None = None) -> Context:
         changes = tuple(changes)
         fixed = frozenset(c.op_key for c in changes if c.area == "status-code"
-                          and c.kind == "removed" and c.status in ("500", "503"))
+                          and c.kind == "removed" and c.status in SERVER_ERRORS)
         late = {element(c): c.since for c in changes
                 if c.since is not None and c.gated is None and old_max is not None
                 and FLOOR < c.since <= old_max}

@@ -15,9 +15,11 @@ class CatchUp(Rule):
         of that same entry; allowed values written down for the first time in prose where
         none were documented before; a type corrected to what the old document's own example
         already showed; a body attribute added where the old document's own example already
-        showed that key beside the table's rows; a URL's method corrected where the old
-        document gave a GET (HEAD, DELETE) a request body, which such a request cannot
-        carry. And changes that resolve a contradiction inside the old document
+        showed that key beside the table's rows; a body attribute added to one operation of a
+        resource (its detailed list) that another operation of the same resource (its show)
+        already listed, and still lists (`compare/representation.py`); a URL's method
+        corrected where the old document gave a GET (HEAD, DELETE) a request body, which such
+        a request cannot carry. And changes that resolve a contradiction inside the old document
         (`corrections.py`): an operation removed whose route the old document also described
         another way, kept in the new one (one dynamic path segment, `{component}` and
         `{ind_ident}@{component}`, is one route); a detailed list (`GET /servers/detail`)
@@ -61,16 +63,17 @@ class CatchUp(Rule):
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
                    "method-corrected", "url-still-documented", "envelope-matches-list",
                    "nesting-reread", "shown-in-example", "unverified-section",
-                   "older-major-version")
+                   "older-major-version", "documented-on-resource")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None
         since = context.documented_late.get(element(change))
         evidence = change.evidence
-        # The released microversion an element documents says more than its example did.
+        # The released microversion an element documents says more than a hint (an example,
+        # another operation) did.
         if evidence is not None and evidence.finding in self.finding_ids and not (
-                since is not None and evidence.finding == "shown-in-example"):
+                since is not None and evidence.pairable):
             return self.finding(evidence.finding, NOT_REQUIRED, change,
                                 f"{describe(change)}: {evidence.text}")
         # Gaining a list restricts the values: "removed", with no list before (values added

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from needs_microversion.model.change import Change, describe
 from needs_microversion.model.verdict import BUG_FIX, Finding
-from needs_microversion.rules.base import Context, Rule
+from needs_microversion.rules.base import SERVER_ERRORS, Context, Rule
 
 
 class PriorServerError(Rule):
@@ -35,7 +35,7 @@ class PriorServerError(Rule):
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area != "status-code":
             return None
-        if change.kind == "removed" and change.status in ("500", "503"):
+        if change.kind == "removed" and change.status in SERVER_ERRORS:
             return self.finding("server-error-fixed", BUG_FIX, change,
                                 f"{describe(change)}: a server error no longer happens")
         if (change.kind == "added" and change.op_key in context.fixed_server_errors

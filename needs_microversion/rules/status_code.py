@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from needs_microversion.model.change import Change, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
-from needs_microversion.rules.base import Context, Rule
+from needs_microversion.rules.base import SERVER_ERRORS, Context, Rule
 
 
 class StatusCode(Rule):
@@ -29,7 +29,10 @@ class StatusCode(Rule):
         "Obsolete APIs" and writes "They were removed in the 18.0.0 Rocky release"): that is
         a removal under the deprecation policy, which the report names, not a microversion;
         the codes it stops returning go with it. A 410 next to a success code the operation
-        keeps, with no such words, is a new status code. A 500/503 fixed is question 2.
+        keeps, with no such words, is a new status code. A 500 or 503 newly documented
+        (`server-error-documented`): clients are not expected to handle them (nova footnote
+        f1), so writing one down adds nothing a client must branch on. A 500/503 fixed is
+        question 2.
 
     Options
         `--no-exempt-error-codes` turns the f2 exemption off (cinder and manila have none);
@@ -41,7 +44,7 @@ class StatusCode(Rule):
     order = 6
     question = "Are we changing what status code is returned?"
     finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt",
-                   "api-retired")
+                   "api-retired", "server-error-documented")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area != "status-code":
@@ -50,6 +53,11 @@ class StatusCode(Rule):
             return self.finding("error-code-exempt", NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.status} may always be returned "
                                 "(footnote f2)")
+        if change.kind == "added" and change.status in SERVER_ERRORS:
+            return self.finding("server-error-documented", NOT_REQUIRED, change,
+                                f"{describe(change)}: clients are not expected to handle a "
+                                f"{change.status} (footnote f1); documenting it changes no "
+                                "contract")
         if (change.op_key in context.retired and change.gated is None
                 and context.options.retired_api_exemption
                 and (change.status == "410" or change.kind == "removed")):
