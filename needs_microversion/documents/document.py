@@ -394,6 +394,8 @@ def _yaml_error(exc: yaml.YAMLError, text: str, display: str) -> InputError:
     line = mark.line + 1 if mark is not None else None
     if exc.problem == "but found another document":
         return InputError("more than one YAML document in the file", display, line)
+    if exc.problem == "exceeded maximum nesting depth":  # LibYAML's own bound (1,000 levels)
+        return InputError(f"nested more than {MAX_DEPTH} levels deep", display, line)
     context = f" ({exc.context})" if exc.context else ""
     return InputError(f"invalid YAML: {exc.problem}{context}", display, line)
 

@@ -191,6 +191,17 @@ def billion_laughs() -> str:
 
 
 def merge_bomb() -> str:
+    """Each mapping merges the one before and adds ten keys: 500 short lines, 1.25 million
+    merged keys (quadratic, in every PyYAML release)."""
+    lines = ["k0: &k0 {" + ", ".join(f"x{j}: 1" for j in range(10)) + "}"]
+    lines += [f"k{i}: &k{i} {{<<: *k{i - 1}, " + ", ".join(f"x{i}_{j}: 1" for j in range(10))
+              + "}" for i in range(1, 500)]
+    return "\n".join(lines) + "\n"
+
+
+def copying_merge_bomb() -> str:
+    """Each mapping merges ten copies of the one before: exponential where PyYAML copies
+    every merged key list (6.0.3 and earlier)."""
     lines = ["k0: &k0 {" + ", ".join(f"x{j}: 1" for j in range(10)) + "}"]
     lines += [f"k{i}: &k{i} {{<<: [{', '.join([f'*k{i - 1}'] * 10)}]}}" for i in range(1, 10)]
     return "\n".join(lines) + "\n"
@@ -314,3 +325,15 @@ def test_json_depth_scan_past_the_quick_passes() -> None:
 def test_merge_bomb_with_an_explicit_tag(tmp_path: Path) -> None:
     text = merge_bomb().replace("<<:", "!!merge m:")
     assert "merge-key bomb" in str(refused(tmp_path, text))
+
+
+def test_a_copying_merge_bomb_is_refused_or_never_grows(tmp_path: Path) -> None:
+    """PyYAML 6.0.4 merges a key node once however often it is merged: the bomb is then ten
+    keys per mapping; releases before copy it ten times per level, and the count stops it."""
+    (tmp_path / "doc.yaml").write_text(copying_merge_bomb())
+    try:
+        data = read_document(tmp_path / "doc.yaml").data
+    except InputError as exc:
+        assert "merge-key bomb" in str(exc)
+    else:
+        assert all(len(value) == 10 for value in data.values())
