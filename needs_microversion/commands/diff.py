@@ -232,12 +232,18 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     changes += version_changes(*(doc_maxima or (old.max_version, new.max_version)), evidence,
                                changes)
     report = judge(changes, replace(options, experimental_operations=experimental,
-                                    gated_documents=bool(old.bounds or new.bounds)),
+                                    gated_documents=_microversioned(old) or _microversioned(new)),
                    old=old.display, new=new.display, old_version=old.max_version,
                    new_version=new.max_version,
                    warnings=side_warnings((old.display, old.warnings), (new.display, new.warnings)))
     return replace(report, evidence=evidence_lines(
         evidence, unmarked_documents=unmarked(old, new, evidence)))
+
+
+def _microversioned(snapshot: Snapshot) -> bool:
+    """Whether a document describes a microversioned API: it gates an element, or its
+    version-discovery sample lists microversions (an API without them lists "")."""
+    return bool(snapshot.bounds) or parse_version(snapshot.info(ADVERTISED_KEY)) is not None
 
 
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from needs_microversion.compare.representation import Listing
 from needs_microversion.model.change import Change, Evidence
-from needs_microversion.model.snapshot import Snapshot
+from needs_microversion.model.snapshot import OpKey, Snapshot
 
 _MAJOR = re.compile(r"^/v(\d+)(?:\.\d+)?(/.*)?$")  # the version prefix api-ref paths keep
 
@@ -35,6 +36,9 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
                 "older-major-version", f"v{major} is frozen beside v{newest} and takes no "
                 "microversions: the document catches up with what it did; check the code agrees")
             twins.setdefault(_twin_key(change, rest), major)
+    older = sorted({major for key in old.operations
+                    if (major := _split(key.shape)[0]) is not None and major < newest})
+    listing = Listing(old, new)
     for change in changes:
         major, rest = _split(change.op_key.shape)
         twin = twins.get(_twin_key(change, rest)) if major == newest else None
@@ -42,7 +46,42 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
             found[id(change)] = Evidence(
                 "older-major-version", f"the same change is documented for v{twin}, which takes"
                 " no microversions: the API already did this; check the code agrees")
+        elif major == newest and change.kind == "added" and not change.aspect \
+                and change.everywhere:
+            shown = next((m for m in older if _documents(old, new, listing, change, OpKey(
+                change.op_key.method, f"/v{m}{rest}".rstrip("/"), change.op_key.action))), None)
+            if shown is not None:
+                found[id(change)] = Evidence(
+                    "older-major-version", f"v{shown} already documents this {_WHAT[change.area]}"
+                    f" and v{newest} began as v{shown}: the document catches up with what "
+                    f"v{newest} always did; check the code agrees", pairable=True)
     return found
+
+
+_WHAT = {"operation": "operation", "request-body": "attribute", "response-body": "attribute",
+         "query-parameter": "parameter", "request-header": "header",
+         "response-header": "header", "status-code": "status code"}
+
+
+def _documents(old: Snapshot, new: Snapshot, listing: Listing, change: Change,
+               twin: OpKey) -> bool:
+    """Whether both documents give the older major's twin operation the element added."""
+    if change.area not in _WHAT or twin not in old.operations or twin not in new.operations:
+        return False
+    if change.area == "operation":
+        return True
+    sides = (old.operations[twin], new.operations[twin])
+    if change.area == "status-code":
+        return all(change.status in op.responses for op in sides)
+    if change.area in ("request-body", "response-body"):
+        return listing.lists_added(twin, change)
+    if change.area == "response-header":
+        responses = [op.responses.get(change.status or "") for op in sides]
+        return all(r is not None and change.pointer.lower() in r.headers for r in responses)
+    where = "query" if change.area == "query-parameter" else "header"
+    name = change.pointer.lower() if where == "header" else change.pointer
+    return all(any(w == where and (n.lower() if where == "header" else n) == name
+                   for w, n in op.parameters) for op in sides)
 
 
 def _split(shape: str) -> tuple[int | None, str]:

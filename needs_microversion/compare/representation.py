@@ -38,7 +38,7 @@ def documented_on_resource(changes: Iterable[Change], old: Snapshot, new: Snapsh
         if key.action is None and key in new.operations:
             siblings.setdefault(collection(key.shape), []).append(key)
     found: dict[int, Evidence] = {}
-    sides = (_Finder(old), _Finder(new))
+    listing = Listing(old, new)
     # A resource's operations gain one attribute together: each place is looked up once.
     listings: dict[tuple[object, ...], list[tuple[OpKey, str]]] = {}
     for change in wanted:
@@ -50,18 +50,36 @@ def documented_on_resource(changes: Iterable[Change], old: Snapshot, new: Snapsh
         if group not in listings:
             listings[group] = [
                 (op, place.path) for place in places for op in siblings.get(where, ())
-                if _same_types(types, sides[0].types(op, direction, place))
-                and sides[1].types(op, direction, place) is not _MISSING]
-        listing = next((hit for hit in listings[group] if hit[0] != change.op_key), None)
-        if listing is None:
+                if listing.lists(op, direction, place, types)]
+        hit = next((hit for hit in listings[group] if hit[0] != change.op_key), None)
+        if hit is None:
             continue
-        op, path = listing
+        op, path = hit
         verb = "accepts" if direction == "request" else "returns"
         found[id(change)] = Evidence(
             "documented-on-resource",
             f"the old document already lists `{path}` in {old.operations[op].display}, which "
             f"{verb} the same resource; this table lists it late", pairable=True)
     return found
+
+
+class Listing:
+    """Whether an operation's bodies list an attribute in both documents, the old one with
+    the same type."""
+
+    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+        self.sides = (_Finder(old), _Finder(new))
+
+    def lists(self, op: OpKey, direction: str, place: _Place,
+              types: frozenset[str] | None) -> bool:
+        return _same_types(types, self.sides[0].types(op, direction, place)) \
+            and self.sides[1].types(op, direction, place) is not _MISSING
+
+    def lists_added(self, op: OpKey, change: Change) -> bool:
+        """Whether `op` lists, where it stands, the body attribute `change` adds."""
+        direction = "request" if change.area == "request-body" else "response"
+        place = _Place(change.pointer.removeprefix("/"), frozenset())
+        return bool(place.path) and self.lists(op, direction, place, _types(change.new))
 
 
 def collection(shape: str) -> str:

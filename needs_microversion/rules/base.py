@@ -36,7 +36,8 @@ class Options:
     # Whether the change touches the API's code (repository evidence; None: not known).
     code_changed: bool | None = None
     corrections: bool = True  # see rule correction; --count-corrections turns it off
-    # Whether either document writes microversions (set per comparison).
+    # Whether either document writes microversions, in an element or its version-discovery
+    # sample (set per comparison).
     gated_documents: bool = False
 
 

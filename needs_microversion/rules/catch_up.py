@@ -31,8 +31,10 @@ class CatchUp(Rule):
         `needs:parameter_verification` (its table rows) or `needs:body_verification` (its
         bodies), the comments of the os-api-ref verification burndown. And, in a tree that
         documents several major versions (`v2/` beside `v3/`), a change to an older one,
-        which is frozen and takes no microversions, and the same change made to the newest
-        (`compare/majors.py`; URLs an older one drops retire it, and are judged as such).
+        which is frozen and takes no microversions, and the same change made to the newest;
+        and an element the newest gains that an older one documented before and still does
+        (the newest began as a copy of it) (`compare/majors.py`; URLs an older one drops
+        retire it, and are judged as such).
 
     Why
         Documentation catching up is not a contract change: the microversion it describes

@@ -20,7 +20,8 @@ class Correction(Rule):
 
     What it checks
         Changes visible at every microversion (gated on none) to what the document already
-        described, in a document that gates its changes by microversion: an attribute's,
+        described, in a document that gates its changes by microversion (or, gating none
+        yet, whose version-discovery sample lists the API's microversions): an attribute's,
         parameter's or header's type, required flag, nullability or constraints
         (`corrected`); an error code dropped (`error-code-dropped`); an element, operation or
         status code the old document had at every version, removed from every version
@@ -48,8 +49,8 @@ class Correction(Rule):
         operation, status code or allowed value visible at every version is the classic
         forgotten microversion), changes of allowed values, changes gated on a new
         microversion, removing what a microversion added (its `min_version` said when it came),
-        and any change of a document that writes no microversion at all (every change of it
-        counts).
+        and any change of a document that writes no microversion at all, nor lists any in its
+        version-discovery sample (every change of it counts).
 
     Options
         `--count-corrections` (configuration `count-corrections: true`) counts them as

@@ -29,6 +29,7 @@ _VERSION_SEGMENT = re.compile(r"^v(\d+)(?:\.\d+)?$")
 _PROJECT_SEGMENTS = frozenset({"project_id", "tenant_id", "admin_project_id",
                                "admin_tenant_id", "project-id", "tenant-id"})
 _PLACEHOLDER = re.compile(r"\{[^}/]*\}")
+_SLASHES = re.compile(r"/{2,}")
 _MEDIA = "application/json"
 
 Warn = Callable[[str, str], None]
@@ -59,9 +60,8 @@ def build_document(sections: Sequence[Section], *, title: str, version: str | No
 # -- paths and grouping ---------------------------------------------------------------------
 def normalise_path(url: str, *, keep_major: bool) -> str:
     """`/v3/{project_id}/volumes` -> `/volumes` (`/v3/volumes` with keep_major)."""
-    path = url.split("?", 1)[0].strip()
-    if not path.startswith("/"):
-        path = "/" + path
+    # `//v2/{tenant_id}/types`: a slash written twice separates nothing
+    path = _SLASHES.sub("/", "/" + url.split("?", 1)[0].strip())
     segments = path.split("/")
     rest = segments[1:]
     prefix: list[str] = []

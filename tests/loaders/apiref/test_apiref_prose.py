@@ -122,6 +122,8 @@ def test_split_names(name: str, segments: list[str]) -> None:
     ("/v2.1", False, "/v2.1"),
     ("/", False, "/"),
     ("servers", False, "/servers"),
+    ("//v2/{tenant_id}/types", True, "/v2/types"),  # cinder wrote a slash twice
+    ("/v3/types//{volume_type_id}", False, "/types/{volume_type_id}"),
 ])
 def test_path_normalisation(url: str, keep: bool, path: str) -> None:
     assert normalise_path(url, keep_major=keep) == path
