@@ -47,6 +47,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
                 urls = urls or _Urls(old, new)
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
             evidence = evidence or envelope_of_list(change, old, new) \
+                or body_shown(change, old) \
                 or frozen.get(id(change)) or paired.get(id(change)) \
                 or marked.evidence(change) or resource.get(id(change))
             if evidence is not None:
@@ -184,6 +185,20 @@ class _Urls:
         return Evidence("method-corrected",
                         f"the old document gave {wrong[0].method} a request body; the URL is "
                         f"now documented as {fixed[0].method}")
+
+
+def body_shown(change: Change, old: Snapshot) -> Evidence | None:
+    """A body documented at every version where the old document had none, though its own
+    example showed one (api-ref: a `-req.json` or `-resp.json` beside no table, read or
+    not): the operation sent or returned that body before this change."""
+    if change.area not in MEDIA_TYPE_AREAS or change.kind != "added" or not change.everywhere:
+        return None
+    direction = "request" if change.area == "request-media-type" else "response"
+    op = old.operations.get(change.op_key)
+    if op is None or direction not in op.example_bodies:
+        return None
+    return Evidence("shown-in-example", f"the old document's example already shows a "
+                    f"{direction} body here; the table documents it late", pairable=True)
 
 
 def envelope_of_list(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:

@@ -35,6 +35,8 @@ UNVERIFIED_KEY: Final = "x-needs-microversion-unverified"
 # On an operation: its groups' introductions, later notes, captions and example file names,
 # where api-ref names microversions outside the description (read for announcements only).
 ASIDES_KEY: Final = "x-needs-microversion-asides"
+# On an operation: the bodies its examples show, ["request", "response"], read or not.
+EXAMPLE_BODIES_KEY: Final = "x-needs-microversion-example-bodies"
 
 
 def openstack_range(node: Mapping[str, Any]) -> VersionRange:

@@ -116,6 +116,8 @@ class Operation:
     location: Location
     description: str = ""  # documentation: read only for microversions it announces
     summary: str = ""  # its title: tells an operation rewritten in place (documentation)
+    # The bodies its examples show ("request", "response"): api-ref, documentation.
+    example_bodies: frozenset[str] = frozenset()
 
     @property
     def display(self) -> str:

@@ -15,7 +15,9 @@ class CatchUp(Rule):
         of that same entry; allowed values written down for the first time in prose where
         none were documented before; a type corrected to what the old document's own example
         already showed; a body attribute added where the old document's own example already
-        showed that key beside the table's rows; a body attribute added to one operation of a
+        showed that key beside the table's rows, and a body documented where the old document
+        had none but showed an example of it (`-resp.json`, read or not); a body attribute
+        added to one operation of a
         resource (its detailed list) that another operation of the same resource (its show)
         already listed, and still lists (`compare/representation.py`); a URL's method
         corrected where the old document gave a GET (HEAD, DELETE) a request body, which such

@@ -65,3 +65,6 @@ class Section:
     action_hint: str | None = None  # "Specify the ``name`` action" in the section's prose
     description: str = ""  # the section's prose before its first table or subsection
     asides: str = ""  # where else it names versions: group introductions, notes, captions
+    # The bodies its examples show ("request", "response"), whether their files were read or
+    # not (outside the tree, not JSON): the operation sent or returned one.
+    example_bodies: frozenset[str] = frozenset()

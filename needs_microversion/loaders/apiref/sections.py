@@ -25,6 +25,7 @@ import http
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 
 from needs_microversion.loaders.apiref import availability, prose
 from needs_microversion.loaders.apiref.context import Context
@@ -81,6 +82,7 @@ class _Open:
     # after the intro, example files (`v2.28/...-resp.json`). Documentation, read only for
     # the microversions it announces.
     asides: list[str] = field(default_factory=list)
+    example_bodies: set[str] = field(default_factory=set)
 
 
 def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
@@ -250,7 +252,7 @@ class _FileReader:
             deprecated=bool(_DEPRECATED.search(current.title)), tables=tuple(tables),
             codes=tuple(current.codes), examples=tuple(current.examples),
             action_hint=current.action_hint, description="\n\n".join(current.prose),
-            asides="\n\n".join(current.asides)))
+            asides="\n\n".join(current.asides), example_bodies=frozenset(current.example_bodies)))
 
     def rest_parameters(self, block: Directive) -> None:
         current = self.open
@@ -330,6 +332,11 @@ class _FileReader:
             return
         where = self.where(block.line)
         name = block.head.strip()
+        stem = PurePosixPath(name).stem
+        kind = ("request" if _REQ_FILE.search(stem) else
+                "response" if _RESP_FILE.search(stem) else self.kind_here())
+        if kind is not None and PurePosixPath(name).suffix.lower() == ".json":
+            current.example_bodies.add(kind)
         path = self.ctx.tree.resolve(name, self.file.base, where, quiet=True)
         if path is None:
             self.ctx.outside.append(where)  # summarised once: nova points at ../../doc
@@ -339,8 +346,6 @@ class _FileReader:
         data = self.ctx.example(path, where, selection)
         if data is None:
             return
-        kind = ("request" if _REQ_FILE.search(path.stem) else
-                "response" if _RESP_FILE.search(path.stem) else self.kind_here())
         current.examples.append(Example(kind, data))
 
     def version_note(self, block: Directive) -> None:

@@ -21,7 +21,8 @@ from needs_microversion.loaders.apiref.body import (
     BodyBuilder, Schema, json_type, range_of, row_schema, version_ext)
 from needs_microversion.loaders.apiref.records import Code, Row, Section, Table
 from needs_microversion.model.extensions import (
-    ASIDES_KEY, EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAJORS_KEY, OPENSTACK_KEY)
+    ASIDES_KEY, EXAMPLE_BODIES_KEY, EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAJORS_KEY,
+    OPENSTACK_KEY)
 from needs_microversion.model.versions import ALL, VersionRange
 
 _METHODS = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")
@@ -159,6 +160,9 @@ def _operation(group: _Group, warn: Warn) -> dict[str, Any]:
         op[OPENSTACK_KEY] = version_ext(versions)
     if any(s.inferred_versions for s in group.sections):
         op[INFERRED_KEY] = True
+    shown = sorted({kind for s in group.sections for kind in s.example_bodies})
+    if shown:
+        op[EXAMPLE_BODIES_KEY] = shown
     if all(s.deprecated for s in group.sections):
         op["deprecated"] = True
     placeholders = {p.strip("{}") for p in _PLACEHOLDER.findall(group.path)}

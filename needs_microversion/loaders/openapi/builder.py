@@ -20,8 +20,8 @@ from needs_microversion.loaders.openapi.pathitems import METHODS, path_items
 from needs_microversion.loaders.openapi.version_warnings import openstack_nodes, version_warnings
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
-    ACTION_NAME_KEY, ASIDES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY, is_container,
-    openstack_range)
+    ACTION_NAME_KEY, ASIDES_KEY, EXAMPLE_BODIES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY,
+    is_container, openstack_range)
 from needs_microversion.model.schema import RawSchema, canonical
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, Response, Snapshot, path_shape, placeholders)
@@ -191,6 +191,9 @@ class SnapshotBuilder:
         auth = security.requirements(raw_op, self.data, self.swagger, self.deref)
         location = self.where(pointer, raw_op)
         shape = path_shape(path)
+        listed = raw_op.get(EXAMPLE_BODIES_KEY)
+        shown = frozenset(k for k in listed if isinstance(k, str)) if isinstance(listed, list) \
+            else frozenset()
         # Swagger 2.0 body and form parameters are the request body (`request_body`), not
         # parameters of the URL or headers.
         plain = {k: v for k, v in params.items() if k[0] not in ("body", "formData")}
@@ -202,7 +205,7 @@ class SnapshotBuilder:
                              responses=responses, security=auth, location=location,
                              description=_text(raw_op.get("summary"), raw_op.get("description"),
                                                raw_op.get(ASIDES_KEY)),
-                             summary=_text(raw_op.get("summary")))
+                             summary=_text(raw_op.get("summary")), example_bodies=shown)
 
         actions = list(self.split_actions(content))
         if not actions:
