@@ -1,7 +1,7 @@
 """Changes -> Report: each change walks the flow chart; the first rule that answers decides.
 
-Then the passes that change verdicts: an api-ref hint on ungated required findings, and the
-override rules (`experimental`), each asked of every finding in registry order."""
+Then the passes that change verdicts: the override rules (`experimental`), each asked of
+every finding in registry order, and an api-ref hint on ungated findings still required."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
     context = Context.build(options, changes, old_version, new_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
     overrides = [rule for rule in rules if isinstance(rule, OverrideRule)]
-    findings = tuple(_overridden(overrides, _with_hint(f, options), context) for f in
+    # The hint last: it is for what still needs a microversion once the overrides answered.
+    findings = tuple(_with_hint(_overridden(overrides, f, context), options) for f in
                      (_first_answer(rules, change, context) for change in changes)
                      if f is not None)
     return Report(old, new, old_version, new_version,

@@ -43,6 +43,7 @@ RULE_ORDER = (
     "security",
     "experimental",  # asked of the chart's answer: experimental APIs change freely (manila)
     "documentation-only",  # asked of the chart's answer: no code changed, no API changed
+    "version-discovery",  # asked of the chart's answer: read before any microversion
 )
 
 # Strongest first: the overall verdict is the strongest verdict of any finding.

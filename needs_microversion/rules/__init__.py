@@ -20,12 +20,13 @@ from needs_microversion.rules.resource_url import ResourceUrl
 from needs_microversion.rules.security import Security
 from needs_microversion.rules.silent_failure import SilentFailure
 from needs_microversion.rules.status_code import StatusCode
+from needs_microversion.rules.version_discovery import VersionDiscovery
 
 RULES: tuple[Rule, ...] = (
     SilentFailure(), PriorServerError(), CatchUp(), Correction(), Announced(), StatusCode(),
     Attribute(), QueryParameter(), ResourceUrl(), Header(), AllowedValues(), MediaType(),
     Security(),
-    Experimental(), DocumentationOnly(),
+    Experimental(), DocumentationOnly(), VersionDiscovery(),
 )
 
 
