@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from needs_microversion.model.change import Change, element
 from needs_microversion.model.snapshot import OpKey
-from needs_microversion.model.verdict import Claim, Finding, Verdict
+from needs_microversion.model.verdict import NOT_REQUIRED, Claim, Finding, Verdict
 from needs_microversion.model.versions import FLOOR, Version
 
 # nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
@@ -103,3 +103,8 @@ class OverrideRule(Rule):
     def override(self, finding: Finding, context: Context) -> Finding:
         """The finding, or the one this rule turns it into."""
         raise NotImplementedError
+
+    def not_required(self, finding: Finding, reason: str) -> Finding:
+        """The finding answered by this rule (its one finding id): no microversion, why."""
+        return replace(finding, id=self.finding_ids[0], rule=self.id, question=self.question,
+                       verdict=NOT_REQUIRED, message=f"{finding.message}: {reason}")

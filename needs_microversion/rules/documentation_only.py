@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from dataclasses import replace
 
-from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, OverrideRule
 
 
@@ -47,8 +46,6 @@ class DocumentationOnly(OverrideRule):
         if context.options.code_changed is not False or finding.verdict != REQUIRED \
                 or change.gated is not None or change.area == "version":
             return finding
-        return replace(finding, id="documentation-only", rule=self.id, question=self.question,
-                       verdict=NOT_REQUIRED,
-                       message=f"{finding.message}: the change touches only documentation "
-                       "and tests, not the API's code, so the document catches up or is "
-                       "corrected; check the code already behaves this way")
+        return self.not_required(finding, "the change touches only documentation and tests, "
+                                 "not the API's code, so the document catches up or is "
+                                 "corrected; check the code already behaves this way")

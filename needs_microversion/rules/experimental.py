@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from dataclasses import replace
 
-from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, OverrideRule
 
 
@@ -46,7 +45,5 @@ class Experimental(OverrideRule):
             return finding
         if change.area == "request-header" and change.pointer.lower() == header:
             return finding  # the header dropped: the API graduates
-        return replace(finding, id="experimental-api", rule=self.id, question=self.question,
-                       verdict=NOT_REQUIRED,
-                       message=f"{finding.message}: experimental API ({header} documented), "
-                       "it may change without a microversion")
+        return self.not_required(finding, f"experimental API ({header} documented), it may "
+                                 "change without a microversion")

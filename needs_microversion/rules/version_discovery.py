@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
+from needs_microversion.model.verdict import REQUIRED, Finding
 from needs_microversion.rules.base import Context, OverrideRule
 
 # The API's root and a major version's root: `/`, `/v2.1`, `/v3/`, senlin's `/{version}/`.
@@ -49,10 +48,8 @@ class VersionDiscovery(OverrideRule):
         if finding.verdict != REQUIRED or change.gated is not None or change.area == "version" \
                 or not context.options.gated_documents or not is_root(change.operation):
             return finding
-        return replace(finding, id="version-discovery", rule=self.id, question=self.question,
-                       verdict=NOT_REQUIRED,
-                       message=f"{finding.message}: version discovery, read before a client "
-                       "negotiates a microversion, which cannot change it")
+        return self.not_required(finding, "version discovery, read before a client negotiates "
+                                 "a microversion, which cannot change it")
 
 
 def is_root(operation: str) -> bool:
