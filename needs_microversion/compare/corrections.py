@@ -21,7 +21,8 @@ from needs_microversion.compare.majors import older_major
 from needs_microversion.compare.representation import documented_on_resource
 from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import (
-    ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence)
+    ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence,
+    direction)
 from needs_microversion.model.extensions import UNVERIFIED_KEY
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
@@ -193,12 +194,12 @@ def body_shown(change: Change, old: Snapshot) -> Evidence | None:
     not): the operation sent or returned that body before this change."""
     if change.area not in MEDIA_TYPE_AREAS or change.kind != "added" or not change.everywhere:
         return None
-    direction = "request" if change.area == "request-media-type" else "response"
+    side = direction(change)
     op = old.operations.get(change.op_key)
-    if op is None or direction not in op.example_bodies:
+    if op is None or side not in op.example_bodies:
         return None
-    return Evidence("shown-in-example", f"the old document's example already shows a "
-                    f"{direction} body here; the table documents it late", pairable=True)
+    return Evidence("shown-in-example", f"the old document's example already shows a {side} "
+                    "body here; the table documents it late", pairable=True)
 
 
 def envelope_of_list(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:

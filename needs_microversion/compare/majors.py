@@ -78,10 +78,10 @@ def _documents(old: Snapshot, new: Snapshot, listing: Listing, change: Change,
     if change.area == "response-header":
         responses = [op.responses.get(change.status or "") for op in sides]
         return all(r is not None and change.pointer.lower() in r.headers for r in responses)
-    where = "query" if change.area == "query-parameter" else "header"
-    name = change.pointer.lower() if where == "header" else change.pointer
-    return all(any(w == where and (n.lower() if where == "header" else n) == name
-                   for w, n in op.parameters) for op in sides)
+    # Parameters are keyed by (where, name), header names lower-cased.
+    key = ("query", change.pointer) if change.area == "query-parameter" \
+        else ("header", change.pointer.lower())
+    return all(key in op.parameters for op in sides)
 
 
 def _split(shape: str) -> tuple[int | None, str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.change import Change, Evidence, direction
 from needs_microversion.model.schema import RawSchema, Schema, schema_at
 from needs_microversion.model.snapshot import OpKey, Operation, Snapshot
 from needs_microversion.model.versions import FLOOR, Version
@@ -42,20 +42,20 @@ def documented_on_resource(changes: Iterable[Change], old: Snapshot, new: Snapsh
     # A resource's operations gain one attribute together: each place is looked up once.
     listings: dict[tuple[object, ...], list[tuple[OpKey, str]]] = {}
     for change in wanted:
-        direction = "request" if change.area == "request-body" else "response"
+        side = direction(change)
         where = collection(change.op_key.shape)
         types = _types(change.new)
         places = _places(change.pointer, where)
-        group = (where, direction, types, *places)
+        group = (where, side, types, *places)
         if group not in listings:
             listings[group] = [
                 (op, place.path) for place in places for op in siblings.get(where, ())
-                if listing.lists(op, direction, place, types)]
+                if listing.lists(op, side, place, types)]
         hit = next((hit for hit in listings[group] if hit[0] != change.op_key), None)
         if hit is None:
             continue
         op, path = hit
-        verb = "accepts" if direction == "request" else "returns"
+        verb = "accepts" if side == "request" else "returns"
         found[id(change)] = Evidence(
             "documented-on-resource",
             f"the old document already lists `{path}` in {old.operations[op].display}, which "
@@ -70,16 +70,15 @@ class Listing:
     def __init__(self, old: Snapshot, new: Snapshot) -> None:
         self.sides = (_Finder(old), _Finder(new))
 
-    def lists(self, op: OpKey, direction: str, place: _Place,
+    def lists(self, op: OpKey, side: str, place: _Place,
               types: frozenset[str] | None) -> bool:
-        return _same_types(types, self.sides[0].types(op, direction, place)) \
-            and self.sides[1].types(op, direction, place) is not _MISSING
+        return _same_types(types, self.sides[0].types(op, side, place)) \
+            and self.sides[1].types(op, side, place) is not _MISSING
 
     def lists_added(self, op: OpKey, change: Change) -> bool:
         """Whether `op` lists, where it stands, the body attribute `change` adds."""
-        direction = "request" if change.area == "request-body" else "response"
         place = _Place(change.pointer.removeprefix("/"), frozenset())
-        return bool(place.path) and self.lists(op, direction, place, _types(change.new))
+        return bool(place.path) and self.lists(op, direction(change), place, _types(change.new))
 
 
 def collection(shape: str) -> str:
@@ -126,10 +125,10 @@ class _Finder:
         self._memo: dict[tuple[int, _Place], object] = {}
         self._tops: dict[tuple[OpKey, str], list[Schema]] = {}
 
-    def types(self, op: OpKey, direction: str, place: _Place) -> object:
+    def types(self, op: OpKey, side: str, place: _Place) -> object:
         """The types of the attribute at `place` in a body of `op` (None: untyped), or
         _MISSING when no body lists it."""
-        for top in self._bodies(op, direction):
+        for top in self._bodies(op, side):
             key = (id(top.location.node), place)
             if key not in self._memo:
                 self._memo[key] = self._in_body(top, place)
@@ -137,16 +136,16 @@ class _Finder:
                 return self._memo[key]
         return _MISSING
 
-    def _bodies(self, op: OpKey, direction: str) -> list[Schema]:
+    def _bodies(self, op: OpKey, side: str) -> list[Schema]:
         """The distinct schemas of an operation's bodies (many media types and `$ref`s name
         one schema)."""
-        tops = self._tops.get((op, direction))
+        tops = self._tops.get((op, side))
         if tops is None:
             raws = {_ref(raw) or id(raw): raw for raw in
-                    _bodies(self.snapshot.operations[op], direction, self.version)}
+                    _bodies(self.snapshot.operations[op], side, self.version)}
             found = (self._schema(raw) for raw in raws.values())
             unique = {id(top.location.node): top for top in found if top is not None}
-            tops = self._tops[op, direction] = list(unique.values())
+            tops = self._tops[op, side] = list(unique.values())
         return tops
 
     def _in_body(self, top: Schema, place: _Place) -> object:
@@ -184,8 +183,8 @@ class _Finder:
         return schema_at(self.snapshot.schemas, raw, self.version)
 
 
-def _bodies(op: Operation, direction: str, version: Version) -> Iterator[RawSchema]:
-    if direction == "request":
+def _bodies(op: Operation, side: str, version: Version) -> Iterator[RawSchema]:
+    if side == "request":
         yield from (raw for raw in op.request_content.values() if raw is not None)
         return
     for status, response in op.responses.items():

@@ -97,6 +97,13 @@ class Change:
                 self.media, self.detail, _canon(self.old), _canon(self.new))
 
 
+def direction(change: Change) -> str:
+    """"request" for what a client sends (body, media type, header, parameter), else
+    "response"."""
+    return "request" if change.area.startswith("request") or change.area.endswith(
+        "parameter") else "response"
+
+
 def element(change: Change) -> tuple[Any, ...]:
     """What a change is about: one attribute, parameter, header or code of one operation."""
     return (change.op_key, change.area, change.status, change.pointer)

@@ -17,9 +17,9 @@ class CatchUp(Rule):
         already showed; a body attribute added where the old document's own example already
         showed that key beside the table's rows, and a body documented where the old document
         had none but showed an example of it (`-resp.json`, read or not); a body attribute
-        added to one operation of a
-        resource (its detailed list) that another operation of the same resource (its show)
-        already listed, and still lists (`compare/representation.py`); a URL's method
+        added to one operation of a resource (its detailed list) that another operation of
+        the same resource (its show) already listed, and still lists
+        (`compare/representation.py`); a URL's method
         corrected where the old document gave a GET (HEAD, DELETE) a request body, which such
         a request cannot carry. And changes that resolve a contradiction inside the old document
         (`corrections.py`): an operation removed whose route the old document also described

@@ -11,6 +11,8 @@ import pytest
 import yaml
 
 from needs_microversion.compare.representation import _places, _stem, collection
+from needs_microversion.model.change import Change, direction
+from needs_microversion.model.snapshot import OpKey
 
 
 @pytest.mark.parametrize(("shape", "expected"), [
@@ -93,3 +95,15 @@ def test_an_attribute_the_resource_already_had(tmp_path: Path, run_cli, old: dic
         files.append(str(tmp_path / name))
     _, out, _ = run_cli("diff", *files, "--format", "json", "--no-validate", "--catch-up")
     assert sorted(c["id"] for c in json.loads(out)["changes"]) == expected
+
+
+@pytest.mark.parametrize(("area", "side"), [
+    ("request-body", "request"), ("request-media-type", "request"),
+    ("request-header", "request"), ("query-parameter", "request"),
+    ("response-body", "response"), ("response-media-type", "response"),
+    ("response-header", "response"), ("status-code", "response"),
+])
+def test_direction(area: str, side: str) -> None:
+    change = Change(area=area, kind="added", aspect="", operation="GET /x",  # type: ignore[arg-type]
+                    op_key=OpKey("GET", "/x"))
+    assert direction(change) == side
