@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from needs_microversion.compare.schema_diff import Child, PairDiff, Rel, prefix, summary
 from needs_microversion.compare.taint import RefTaint
-from needs_microversion.model.schema import RawSchema, SchemaLookup, schema_at
+from needs_microversion.model.schema import RawSchema, Schema, SchemaLookup, schema_at
 from needs_microversion.model.versions import Version
 
 
@@ -33,6 +33,10 @@ class SchemaSearch:
         # pairs below it that may differ
         self._steps: dict[tuple[Any, ...], _Step] = {}
         self._alive: dict[tuple[Any, ...], bool] = {}  # raw pair -> a difference is below
+        # (schema pair, versions, direction) -> its step: many `$ref`s name one schema
+        self._resolved: dict[tuple[Any, ...], _Step] = {}
+        # raw pair -> (segment, raw pair, schema pair) of the children a difference is below
+        self._links: dict[tuple[Any, ...], tuple[tuple[str, tuple[Any, ...], Any], ...]] = {}
 
     def diff(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
              direction: str) -> tuple[Rel, ...]:
@@ -54,23 +58,42 @@ class SchemaSearch:
         seen: set[tuple[int | None, int | None]] = set()
         order = itertools.count()  # ties keep the order children were found in
         heap: list[tuple[int, str, int, tuple[Any, ...]]] = [(0, "", next(order), key)]
-        alive, steps, push, pop = self._alive, self._steps, heapq.heappush, heapq.heappop
+        # The best place each pair was queued at: a pair reached again along a longer (or
+        # later) pointer is not queued again (Stripe's schemas reach one pair many ways).
+        queued: dict[tuple[int | None, int | None] | None, tuple[int, str]] = {}
+        steps, push, pop = self._steps, heapq.heappush, heapq.heappop
         while heap:  # the hot loop of a large diff: locals, no calls it can avoid
             _, pointer, _, here = pop(heap)
             step = steps[here]  # computed by _live for every pair it reached
             if step.pair is None or step.pair in seen:
                 continue  # the same schemas under another `$ref`: already walked
             seen.add(step.pair)
-            found.extend(prefix(rel, pointer) for rel in step.own)
-            for segment, ca, cb in step.children:
-                below = (id(ca.node) if ca else None, id(cb.node) if cb else None, va, vb,
-                         direction)
-                if alive[below]:
-                    push(heap, (len(pointer) + len(segment), pointer + segment,
-                                next(order), below))
+            if step.own:
+                found.extend(prefix(rel, pointer) for rel in step.own)
+            links = self._links.get(here)
+            if links is None:
+                links = self._links[here] = self._live_links(step, va, vb, direction)
+            for segment, below, target in links:
+                if target in seen:
+                    continue
+                place = (len(pointer) + len(segment), pointer + segment)
+                best = queued.get(target)
+                if best is None or place < best:
+                    queued[target] = place
+                    push(heap, (place[0], place[1], next(order), below))
         result = tuple(found)
         self._memo[key] = self._memo[pair] = result
         return result
+
+    def _live_links(self, step: _Step, va: Version, vb: Version, direction: str
+                    ) -> tuple[tuple[str, tuple[Any, ...], Any], ...]:
+        """The children of a pair worth walking into (decided by `_live` before any walk)."""
+        links = []
+        for segment, ca, cb in step.children:
+            below = _raw_key(ca, cb, va, vb, direction)
+            if self._alive[below]:
+                links.append((segment, below, self._steps[below].pair))
+        return tuple(links)
 
     def _step(self, a: RawSchema | None, b: RawSchema | None, va: Version, vb: Version,
               direction: str) -> _Step:
@@ -135,6 +158,14 @@ class SchemaSearch:
         if sa is None and sb is None:
             return _Step(None, (), ())
         pair = (id(sa) if sa else None, id(sb) if sb else None)
+        resolved = (pair, va, vb, direction)
+        step = self._resolved.get(resolved)
+        if step is None:
+            step = self._resolved[resolved] = self._pair_step(pair, sa, sb, va, vb, direction)
+        return step
+
+    def _pair_step(self, pair: tuple[int | None, int | None], sa: Schema | None,
+                   sb: Schema | None, va: Version, vb: Version, direction: str) -> _Step:
         if sa is None or sb is None:
             shown = sb or sa
             assert shown is not None
