@@ -112,7 +112,7 @@ def element(change: Change) -> tuple[Any, ...]:
 def describe(change: Change) -> str:
     """A short human sentence for a change: what, where, old -> new."""
     where = _WHERE[change.area]
-    subject = change.pointer
+    subject = change.status or "" if change.area == "status-code" else change.pointer
     if change.area in BODY_AREAS and not subject:
         where, subject = where.replace("attribute", "body"), ""
     if change.area == "version":

@@ -16,7 +16,9 @@ class CatchUp(Rule):
         none were documented before; a type corrected to what the old document's own example
         already showed; a body attribute added where the old document's own example already
         showed that key beside the table's rows, and a body documented where the old document
-        had none but showed an example of it (`-resp.json`, read or not); a body attribute
+        had none but showed an example of it (`-resp.json`, read or not); a success code
+        added to an operation the old document named none for (a section with no `Normal
+        response codes`, or only errors there); a body attribute
         added to one operation of a resource (its detailed list) that another operation of
         the same resource (its show) already listed, and still lists
         (`compare/representation.py`); a URL's method
@@ -67,7 +69,8 @@ class CatchUp(Rule):
     finding_ids = ("documents-released-microversion", "values-documented", "matches-example",
                    "method-corrected", "url-still-documented", "envelope-matches-list",
                    "nesting-reread", "shown-in-example", "unverified-section",
-                   "older-major-version", "documented-on-resource")
+                   "older-major-version", "documented-on-resource",
+                   "success-code-first-documented")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:

@@ -4,6 +4,8 @@ from needs_microversion.model.change import Change, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
 from needs_microversion.rules.base import SERVER_ERRORS, Context, Rule
 
+AUTHENTICATION_FAILED = "401"  # keystonemiddleware, in front of every OpenStack API
+
 
 class StatusCode(Rule):
     """Are we changing what status code is returned?
@@ -22,7 +24,11 @@ class StatusCode(Rule):
 
     No microversion needed when
         A 400, 403, 404 or 415 is newly documented (nova footnote f2: validation, policy,
-        missing resources and content types can always produce them). A 410 Gone newly
+        missing resources and content types can always produce them). A 401 newly documented
+        (`authentication-documented`, in every profile): an OpenStack API authenticates
+        every request, and keystonemiddleware answers a missing or expired token with 401
+        before the API's own code runs, so every operation could always return it (an
+        operation that starts to require authentication is a `security` change). A 410 Gone newly
         documented at every microversion retires the API when no success code is left, or
         when the documentation says the API was removed (nova removes an obsolete API at all
         versions at once, os-fixed-ips and os-networks after nova-network went, moves it to
@@ -44,7 +50,7 @@ class StatusCode(Rule):
     order = 6
     question = "Are we changing what status code is returned?"
     finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt",
-                   "api-retired", "server-error-documented")
+                   "authentication-documented", "api-retired", "server-error-documented")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area != "status-code":
@@ -53,6 +59,11 @@ class StatusCode(Rule):
             return self.finding("error-code-exempt", NOT_REQUIRED, change,
                                 f"{describe(change)}: {change.status} may always be returned "
                                 "(footnote f2)")
+        if change.kind == "added" and change.status == AUTHENTICATION_FAILED:
+            return self.finding("authentication-documented", NOT_REQUIRED, change,
+                                f"{describe(change)}: authentication answers a missing or "
+                                "expired token with 401 before the API runs, for every "
+                                "operation")
         if change.kind == "added" and change.status in SERVER_ERRORS:
             return self.finding("server-error-documented", NOT_REQUIRED, change,
                                 f"{describe(change)}: clients are not expected to handle a "
