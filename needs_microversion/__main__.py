@@ -1,3 +1,3 @@
-from needs_microversion.cli import main
+from needs_microversion.launch import main
 
 raise SystemExit(main())

@@ -137,6 +137,26 @@ def helper(prepare: Callable[[], object], slots: int = 2) -> Helper | None:
         os._exit(code)
 
 
+# Documents up to this size in all are handed to a helper: their pickled data (about twice
+# the text) is held by it besides this process's; larger ones take seconds to validate, next
+# to which the 0.2 s saved is nothing, so copies of this process (sharing its memory) do.
+HELPER_BYTES = 4 * 2**20
+# A helper started before the arguments were parsed, for the two files it guessed (launch.py).
+_early: dict[tuple[str, ...], Helper] = {}
+
+
+def start_early(paths: tuple[str, ...], prepare: Callable[[], object]) -> None:
+    """Start a helper now for work on `paths` that the command will likely ask for."""
+    started = helper(prepare)
+    if started is not None:
+        _early[paths] = started
+
+
+def take_early(paths: tuple[str, ...]) -> Helper | None:
+    """The helper started early for exactly these paths, if any (taken once)."""
+    return _early.pop(paths, None)
+
+
 def give(helper: Helper, works: list[Callable[[], T]]) -> list[Child[T]] | None:
     """Hand the helper its work; each piece's answer comes back as a child's would (their
     pipes are the caller's now: `end` the helper if they are not read). None when the helper

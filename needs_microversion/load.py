@@ -67,28 +67,33 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     return a, b, validation
 
 
-# Documents up to this size in all are handed to a helper: their pickled data (about twice
-# the text) is held by it besides this process's; larger ones take seconds to validate, next
-# to which the 0.2 s saved is nothing, so copies of this process (sharing its memory) do.
-_HELPER_BYTES = 4 * 2**20
+_HELPER_BYTES = forked.HELPER_BYTES
 
 
 def _validating_helper(old: str, new: str) -> forked.Helper | None:
-    """A helper that imports the validator (0.2 s) while the two files are read; none for
-    api-ref trees, large documents, or documents whose problems are remembered."""
+    """A helper that imports the validator (0.2 s) while the two files are read (the one
+    `launch.py` started, when it guessed these files); none for api-ref trees, large
+    documents, or documents whose problems are remembered."""
+    early = forked.take_early((old, new))
     try:
         found = [os.stat(path) for path in (old, new)]
     except OSError:  # not on disk (REV:PATH) or not there
+        found = []
+    wanted = bool(found) and all(stat.S_ISREG(f.st_mode) for f in found) and \
+        sum(f.st_size for f in found) <= _HELPER_BYTES
+    if wanted:
+        from needs_microversion.loaders.openapi.remembered import Remembered, folder
+
+        remembered = Remembered(folder())
+        wanted = not all(remembered.may_recall(path) for path in (old, new))
+    if not wanted:
+        if early is not None:
+            forked.dismiss(early)
         return None
-    if not all(stat.S_ISREG(f.st_mode) for f in found) or \
-            sum(f.st_size for f in found) > _HELPER_BYTES:
-        return None
-    from needs_microversion.loaders.openapi.remembered import Remembered, folder
+    if early is not None:
+        return early
     from needs_microversion.loaders.openapi.validate import ready
 
-    remembered = Remembered(folder())
-    if all(remembered.may_recall(path) for path in (old, new)):
-        return None
     return forked.helper(ready)
 
 

@@ -226,3 +226,47 @@ def test_no_helper_for_large_documents(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(forked, "helper", lambda *a, **k: started.append(1))
     warnings = validation_warnings(old, new)
     assert started == [] and warnings[1]
+
+
+@needs_fork
+def test_the_helper_started_before_the_arguments_are_parsed_is_used(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """`launch.py` guesses `diff OLD NEW` and starts the helper first; the pair loaded is
+    validated by it, and finds what a helper started later finds."""
+    from needs_microversion import launch
+
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(VALID)
+    new.write_text(INVALID)
+    (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
+    later = validation_warnings(old, new)
+    launch.prepare_validation(["diff", "--format", "json", str(old), str(new)])
+    early = forked.take_early((str(old), str(new)))
+    assert early is not None
+    forked._early[(str(old), str(new))] = early  # put back for load_pair to take
+    started: list[int] = []
+    monkeypatch.setattr(forked, "helper", lambda *a, **k: started.append(1))
+    assert validation_warnings(old, new) == later
+    assert started == [] and forked.take_early((str(old), str(new))) is None
+
+
+@pytest.mark.parametrize("args", [
+    ["diff", "--no-validate", "old.yaml", "new.yaml"],
+    ["check", "old.yaml", "new.yaml"],
+    ["diff", "old.yaml", "--format"],
+    ["diff", "old.yaml", "missing.yaml"],
+    ["diff", "old.yaml", "folder"],
+], ids=["not-validated", "another-command", "an-option-last", "a-file-missing", "a-folder"])
+def test_no_early_helper_where_the_guess_finds_no_pair(tmp_path: Path, monkeypatch,
+                                                        args: list[str]) -> None:
+    from needs_microversion import launch
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.yaml").write_text(VALID)
+    (tmp_path / "new.yaml").write_text(VALID)
+    (tmp_path / "folder").mkdir()
+    started: list[int] = []
+    monkeypatch.setattr(forked, "helper", lambda *a, **k: started.append(1))
+    launch.prepare_validation(args)
+    assert started == []
