@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from needs_microversion import forked
 
+
 def main() -> int:
     prepare_validation(sys.argv[1:])
     from needs_microversion.cli import main as run

@@ -117,6 +117,11 @@ class Validation:
                 raise InputError(f"not a valid OpenAPI document: {warnings[0]}")
         return _with_warnings(old, lists[0]), _with_warnings(new, lists[1])
 
+    @classmethod
+    def none(cls) -> Validation:
+        """Nothing validated."""
+        return cls(None, (False, False), False)
+
     def cancel(self) -> None:
         """The comparison failed first: the problems are not wanted."""
         if self.beside is not None:
@@ -261,6 +266,15 @@ def _apiref_snapshot(directory: Path, result: ApiRefResult, display: str) -> Sna
     doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
                    text="", data=result.document, format="api-ref")
     return _with_warnings(load_openapi(doc, source="api-ref"), list(result.warnings))
+
+
+def empty_snapshot(display: str) -> Snapshot:
+    """An API description with no operation: the side of a change to an API whose only
+    record is its version file and history (`commands.diff.run_record`)."""
+    here = Path.cwd()
+    data = {"openapi": "3.0.3", "info": {"title": display, "version": ""}, "paths": {}}
+    return load_openapi(Document(path=here, display=display, root=here, text="", data=data,
+                                 format="api-ref"), source="api-ref")
 
 
 def _with_warnings(snapshot: Snapshot, warnings: list[str]) -> Snapshot:

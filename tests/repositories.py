@@ -154,6 +154,21 @@ def nova_like(top: Path) -> Project:
     }, project)
 
 
+def nova_before_api_ref(top: Path) -> Project:
+    """Nova in 2015: microversions, samples and the history document, but no api-ref yet."""
+    project = Project(top, "nova/api/openstack/api_version_request.py", _nova_version,
+                      "nova/api/openstack/rest_api_version_history.rst")
+    return _init(top, {
+        "nova/__init__.py": "",
+        project.version_file: _nova_version("2.1"),
+        "nova/api/openstack/compute/servers.py": "# the API code\n",
+        "nova/api/openstack/rest_api_version_history.rst":
+            "REST API Version History\n========================\n\n2.1\n---\n\nInitial.\n",
+        "doc/api_samples/servers/server-get-resp.json": '{"name": "a", "status": "ACTIVE"}\n',
+        "releasenotes/notes/.placeholder": "",
+    }, project)
+
+
 # -- ironic: versionadded notes, MINOR_MAX_VERSION constants, history newest first ------------
 
 IRONIC_NODES = """\

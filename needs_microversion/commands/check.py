@@ -14,9 +14,10 @@ Which two sides are compared:
 
 Which documents, and what else is read: the configured services' documents when a
 configuration names some; otherwise the repository's own layout (`repository.layout`: the
-api-ref tree, or OpenAPI documents), with its version file, version history document,
-release notes and release tags as evidence (`repository.evidence`). A configured setting
-(version-file, released-max, profile) overrides what was found.
+api-ref tree, or OpenAPI documents; with neither, a microversioned API's version record:
+its version file and history document, judged alone), with its version file, version
+history document, release notes and release tags as evidence (`repository.evidence`). A
+configured setting (version-file, released-max, profile) overrides what was found.
 Files given as arguments (pre-commit passes the staged ones) keep only the documents they
 touch (the file itself, anything inside an api-ref folder, a JSON/YAML file in a document's
 folder tree) or the evidence they change (the version file, the history document, release
@@ -40,7 +41,7 @@ from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.model.verdict import Report
 from needs_microversion.repository.evidence import Evidence, gather
-from needs_microversion.repository.layout import Layout, detect
+from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
 from needs_microversion.repository.revision import Revision
 
@@ -89,6 +90,7 @@ class Target:
     service: ServiceConfig
     path: str  # relative to the repository top, "/"-separated
     configured: bool  # named by a configuration file (else found in the layout)
+    record: bool = False  # no documents: the version file's record is judged (`path`)
 
 
 def run_check(request: CheckRequest) -> CheckResult:
@@ -109,11 +111,11 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     warnings = [] if warnings is None else warnings
     config = _config(repo, new, request)
     old_layout, new_layout = detect(old), detect(new)
-    layout = new_layout or old_layout
+    layout = new_layout or old_layout or (None if config.services else version_record(new))
     targets = _targets(config, repo, new, layout)
     if not targets:
         raise InputError("no API documents found (looked for an api-ref source tree, a specs/ "
-                         "folder and openapi/swagger files): name them in "
+                         "folder, openapi/swagger files and a version file): name them in "
                          ".needs-microversion.yaml, or compare two files with 'diff'",
                          str(repo.top))
     changed = _changed_paths(repo, old, new)
@@ -123,12 +125,12 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         if not targets:  # pre-commit on a commit that touches no API document
             return CheckResult(warnings=warnings)
     # The comparison machinery is imported only when there is something to compare.
-    from needs_microversion.commands.diff import DiffRequest, run_diffs
+    from needs_microversion.commands.diff import DiffRequest, run_diffs, run_record
 
     documents: list[tuple[str, Report]] = []
     evidence: dict[str, Evidence] = {}  # by service: its settings may name the version file
     for target in targets:
-        at_base = old.exists(target.path) if target.configured else \
+        at_base = old.exists(target.path) if target.configured or target.record else \
             old_layout is not None and target.path in old_layout.documents
         if not new.exists(target.path):
             if target.configured:
@@ -157,7 +159,7 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                            free_form=request.free_form, disabled=request.disabled,
                            catch_up=request.catch_up,
                            count_corrections=request.count_corrections)
-        for key, report in run_diffs(diff):
+        for key, report in [(None, run_record(diff))] if target.record else run_diffs(diff):
             warnings.extend(report.warnings)
             documents.append((f"{target.service.name} {key}" if key else target.service.name,
                               report))
@@ -249,6 +251,8 @@ def _targets(config: Config, repo: Repo, new: Revision, layout: Layout | None
             return []
         service = ServiceConfig(name=layout.project or repo.top.name,
                                 documents=layout.documents)
+        if not layout.documents and layout.version_file is not None:
+            return [Target(service, layout.version_file, configured=False, record=True)]
         return [Target(service, path, configured=False) for path in layout.documents]
     seen: dict[str, Target] = {}
     for service in config.services:

@@ -17,7 +17,7 @@ from needs_microversion.config import (
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.judge import judge, side_warnings
-from needs_microversion.load import Validation, load_pair
+from needs_microversion.load import Validation, empty_snapshot, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
 from needs_microversion.model.extensions import ADVERTISED_KEY
@@ -116,7 +116,18 @@ def run_diff(request: DiffRequest) -> Report:
         return _run_diff(request)
 
 
-def _run_diff(request: DiffRequest) -> Report:
+def run_record(request: DiffRequest) -> Report:
+    """The report of a change to an API that has no documents on either side, only its
+    version record (`request.evidence`: the version file, history document, release notes):
+    both sides are empty descriptions, so every finding is about the API's microversions
+    (the maximum raised, a microversion the history names but the code does not serve)."""
+    report = _run_diff(request, record=True)
+    return replace(report, notes=("no API documents at either revision: the version file, "
+                                  "history document and release notes are judged alone",
+                                  *report.notes))
+
+
+def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
     check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
     if request.strict and not request.validate:
         raise InputError("--strict turns validation problems into errors: it cannot go with "
@@ -126,8 +137,9 @@ def _run_diff(request: DiffRequest) -> Report:
     profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
     options = build_options(request, service)
     evidence = request.evidence or _evidence_from_texts(request, config, service)
-    old, new, validation = load_pair(request.old, request.new, validate=request.validate,
-                                     strict=request.strict)
+    old, new, validation = (empty_snapshot(request.old), empty_snapshot(request.new),
+                            Validation.none()) if record else load_pair(
+        request.old, request.new, validate=request.validate, strict=request.strict)
     with validation:  # a failure below ends the child still validating
         doc_maxima = (old.max_version, new.max_version)
         if evidence is not None and evidence.old_max is not None \

@@ -33,7 +33,7 @@ from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.model.history import History, HistoryRow, HistorySummary
 from needs_microversion.model.verdict import REQUIRED
 from needs_microversion.model.versions import Version, parse_version
-from needs_microversion.repository.layout import Layout, detect
+from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import is_release_tag
 from needs_microversion.repository.revision import Revision
 
@@ -63,10 +63,12 @@ def run_history(request: HistoryRequest,
         if until is None:
             raise InputError(f"--until {request.until or 'HEAD'}: unknown revision in "
                              f"{repo.top}")
-        layout = detect(Revision(repo, until, request.until or "HEAD"))
+        tip = Revision(repo, until, request.until or "HEAD")
+        layout = detect(tip) or version_record(tip)
         if layout is None:
             raise InputError("no API documents found at this revision (looked for an api-ref "
-                             "source tree, a specs/ folder and openapi/swagger files)",
+                             "source tree, a specs/ folder, openapi/swagger files and a version "
+                             "file)",
                              str(repo.top))
         commits = list(_commits(repo, until, request.since, layout))
         releases = _releases(repo, [commit for commit, *_ in commits])
@@ -104,8 +106,11 @@ def _version(text: str | None) -> Version | None:
 def _commits(repo: Repo, until: str, since: str | None, layout: Layout
              ) -> Iterator[tuple[str, str, str, str]]:
     """(commit, first parent, date, subject), oldest first, of the commits that touch the
-    documents' folders (api-ref/ as a whole: trees moved inside it over the years)."""
-    places = sorted({_folder(path) for path in (*layout.documents, *layout.samples)})
+    documents' folders (api-ref/ as a whole: trees moved inside it over the years); with no
+    documents, the version record (the version file and history document)."""
+    record = () if layout.documents else (*filter(None, (layout.version_file,)),
+                                          *layout.history_docs)
+    places = sorted({_folder(path) for path in (*layout.documents, *layout.samples, *record)})
     args = ["log", "--first-parent", "--reverse", "-z", "--format=%H%x00%P%x00%cs%x00%s"]
     if since is not None and _DATE.match(since):
         args.append(f"--since={since}")

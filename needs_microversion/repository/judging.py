@@ -66,9 +66,10 @@ def attribute_unmarked(changes: Iterable[Change], old: Snapshot, new: Snapshot,
 
 
 def unmarked(old: Snapshot, new: Snapshot, evidence: Evidence | None) -> bool:
-    """Neither document writes a microversion, and the version file goes up."""
+    """Neither document writes a microversion (and one describes an operation), and the
+    version file goes up."""
     return bool(evidence is not None and evidence.bumped and evidence.new_max is not None
-                and not old.bounds and not new.bounds)
+                and not old.bounds and not new.bounds and (old.operations or new.operations))
 
 
 def evidence_lines(evidence: Evidence | None, *, unmarked_documents: bool = False

@@ -1,6 +1,7 @@
 """Where a repository keeps what a reviewer reads: found from its files, no configuration.
 
     layout = detect(revision)      # None: no API documents at this revision
+    record = version_record(revision)  # no documents, but a version file (nova in 2015)
     layout.documents               # ("api-ref/source",)
     layout.version_file            # "nova/api/openstack/api_version_request.py"
     layout.history_docs, layout.release_notes, layout.samples, layout.profile
@@ -87,7 +88,8 @@ class Layout:
     samples: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        parts = [f"documents {', '.join(self.documents)}"]
+        parts = [f"documents {', '.join(self.documents)}" if self.documents
+                 else "no API documents"]
         if self.version_file:
             parts.append(f"version file {self.version_file}")
         if self.history_docs:
@@ -99,8 +101,20 @@ def detect(revision: Revision) -> Layout | None:
     """The layout of one revision; None when it holds no API document."""
     files = revision.files()
     documents = _documents(files)
-    if not documents:
-        return None
+    return _layout(revision, files, documents) if documents else None
+
+
+def version_record(revision: Revision) -> Layout | None:
+    """A microversioned API that has no documents at this revision (nova before its api-ref,
+    2015): its version file, history document and release notes are then the whole written
+    record of its contract, which a reviewer reads (the layout's `documents` is empty).
+    None when no file declares a maximum microversion."""
+    files = revision.files()
+    layout = _layout(revision, files, ())
+    return layout if layout.version_file is not None else None
+
+
+def _layout(revision: Revision, files: tuple[str, ...], documents: tuple[str, ...]) -> Layout:
     project, version_file = _version_file(revision, files)
     known = KNOWN.get(project)
     if known is not None:

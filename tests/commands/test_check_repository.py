@@ -12,7 +12,7 @@ import pytest
 from repositories import (
     IRONIC_NODES, IRONIC_PARAMETERS, NOVA_PARAMETERS, NOVA_SERVERS, PLACEMENT_PARAMETERS,
     PLACEMENT_TRAITS, ZUN_CONTAINERS, ZUN_PARAMETERS, Project, cinder_like, git, ironic_like,
-    nova_like, placement_like, zun_like)
+    nova_before_api_ref, nova_like, placement_like, zun_like)
 
 LOCKED = ("locked:\n  description: Whether the server is locked.\n  in: body\n"
           "  required: true\n  type: boolean\n")
@@ -223,3 +223,40 @@ def test_no_change_no_finding(tmp_path: Path, monkeypatch, run_cli, make) -> Non
     head = repo.commit({"README.rst": "words\n"}, "words")
     code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
     assert code == 0 and report["changes"] == []
+
+
+# -- nova before its api-ref: the version record alone --------------------------------------
+
+LOCKED_SAMPLE = {"doc/api_samples/servers/v2.2/server-get-resp.json":
+                 '{"name": "a", "status": "ACTIVE", "locked": false}\n',
+                 "nova/api/openstack/compute/servers.py": "# returns locked\n"}
+
+
+def test_before_api_ref_a_microversion_is_judged_by_its_record(tmp_path: Path, monkeypatch,
+                                                                run_cli) -> None:
+    repo = nova_before_api_ref(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit(LOCKED_SAMPLE, "2.2", max_version="2.2", history="2.2")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 0 and report["verdict"] == "required" and ids(report) == ["maximum-raised"]
+    assert report["notes"][0].startswith("no API documents at either revision")
+    assert not any("write no microversions" in line for line in report["evidence"])
+
+
+def test_before_api_ref_a_forgotten_bump_fails(tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = nova_before_api_ref(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit(LOCKED_SAMPLE, "2.2, not bumped", history="2.2")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 1 and ids(report) == ["version-not-served"]
+    assert report["bookkeeping"]["next_version"] == "2.2"
+
+
+def test_before_api_ref_a_sample_fix_needs_nothing(tmp_path: Path, monkeypatch,
+                                                   run_cli) -> None:
+    repo = nova_before_api_ref(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit({"doc/api_samples/servers/server-get-resp.json":
+                        '{"name": "b", "status": "ACTIVE"}\n'}, "a better sample")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 0 and report["verdict"] == "not-required" and report["changes"] == []

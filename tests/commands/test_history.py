@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from repositories import NOVA_PARAMETERS, NOVA_SERVERS, git, nova_like
+from repositories import NOVA_PARAMETERS, NOVA_SERVERS, git, nova_before_api_ref, nova_like
 
 from needs_microversion.commands.history import progress_bar
 
@@ -95,3 +95,21 @@ def test_history_in_a_repository_without_commits(tmp_path: Path, monkeypatch,
     monkeypatch.chdir(top)
     code, _, err = run_cli("history")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_history_before_api_ref_reads_the_version_record(tmp_path: Path, monkeypatch,
+                                                         run_cli) -> None:
+    repo = nova_before_api_ref(tmp_path / "nova")
+    repo.commit({"doc/api_samples/servers/v2.2/server-get-resp.json": '{"locked": false}\n',
+                 "nova/api/openstack/compute/servers.py": "# locked\n"},
+                "Microversion 2.2: locked", max_version="2.2", history="2.2")
+    repo.commit({"doc/api_samples/servers/server-get-resp.json": '{"name": "b"}\n'},
+                "a better sample")
+    repo.commit({"README.rst": "words\n"}, "not an API change")
+    monkeypatch.chdir(repo.top)
+    code, out, err = run_cli("history", "--format", "json")
+    assert code == 0, err
+    rows = [(c["subject"], c["old_max"], c["new_max"], c["verdict"], c["exit_code"])
+            for c in json.loads(out)["commits"]]
+    assert rows == [("Microversion 2.2: locked", "2.1", "2.2", "required", 0),
+                    ("a better sample", "2.2", "2.2", "not-required", 0)]

@@ -11,7 +11,7 @@ from repositories import cinder_like, git, ironic_like, nova_like, placement_lik
 from needs_microversion.loaders.git import Repo
 from needs_microversion.model.versions import Version
 from needs_microversion.repository.historydoc import released_by_headings, versions_listed
-from needs_microversion.repository.layout import detect
+from needs_microversion.repository.layout import detect, version_record
 from needs_microversion.repository.releases import is_release_tag, released
 from needs_microversion.repository.revision import Revision
 
@@ -62,7 +62,21 @@ def test_no_documents_no_layout(tmp_path: Path) -> None:
     (top / "nova" / "api" / "openstack" / "api_version_request.py").write_text(
         "_MAX_API_VERSION = '2.1'\n")
     git(top.parent, "init", "-q", str(top))
-    assert detect(Revision.working(Repo(top))) is None
+    revision = Revision.working(Repo(top))
+    assert detect(revision) is None
+    # The version file alone is the API's record (nova before its api-ref, 2015).
+    record = version_record(revision)
+    assert record is not None and (record.project, record.documents, record.version_file) == (
+        "nova", (), "nova/api/openstack/api_version_request.py")
+    assert record.describe().startswith("nova (nova): no API documents; version file")
+
+
+def test_no_version_file_no_record(tmp_path: Path) -> None:
+    top = tmp_path / "r"
+    (top / "app").mkdir(parents=True)
+    (top / "app" / "version.py").write_text("VERSION = '2.1'\n")
+    git(top.parent, "init", "-q", str(top))
+    assert version_record(Revision.working(Repo(top))) is None
 
 
 def test_released_maximum_from_the_nearest_release_tag(tmp_path: Path) -> None:
