@@ -88,25 +88,64 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*( *)(?=[^ \t\r\n])")
 
 
-@cache
-def _dedent(indent: int) -> re.Pattern[str]:
-    """A line indented less than `indent`: the container being searched has ended."""
-    return re.compile(r"\n {0,%d}(?=[^ \r\n])" % (indent - 1))
-
-
 _UNREAD = object()
 
 
 @cache
-def _key_at_indent(indent: int) -> re.Pattern[str]:
-    """A member line of an object at `indent`: its key, up to the value's first character."""
-    return re.compile(r'\n {%d}"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*' % indent)
+def _member_or_end(indent: int) -> re.Pattern[str]:
+    """A member line of an object at `indent` (group 1: its key, up to the value's first
+    character), or a line indented less: the object has ended."""
+    return re.compile(r'\n(?: {%d}"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*| {0,%d}(?=[^ \r\n]))'
+                      % (indent, indent - 1))
 
 
 @cache
-def _at_indent(indent: int) -> re.Pattern[str]:
-    """A line starting exactly at `indent` (an item of the array being searched)."""
-    return re.compile(r"\n {%d}(?=[^ \r\n\]}])" % indent)
+def _item_or_end(indent: int) -> re.Pattern[str]:
+    """A line starting exactly at `indent` (group 1: an item of the array), or a line
+    indented less: the array has ended."""
+    return re.compile(r"\n(?:( {%d})(?=[^ \r\n\]}])| {0,%d}(?=[^ \r\n]))"
+                      % (indent, indent - 1))
+
+
+class _Indented:
+    """The children of one pretty-printed container, read as far as a lookup needs: one
+    C-speed regex pass at most, stopping at the first line indented less (the container's
+    end) or as soon as the wanted child is found."""
+
+    def __init__(self, text: str, pos: int, indent: int, array: bool) -> None:
+        self._scan = (_item_or_end if array else _member_or_end)(indent).finditer(text, pos)
+        self._indent = indent
+        self._array = array
+        self._keys: dict[str, tuple[int, int]] = {}
+        self._items: list[tuple[int, int]] = []
+        self._done = False
+
+    def get(self, segment: str) -> tuple[int, int] | None:
+        if self._array:
+            if not _ARRAY_INDEX.match(segment):
+                return None
+            index = int(segment)
+            while len(self._items) <= index and self._more():
+                pass
+            return self._items[index] if index < len(self._items) else None
+        while segment not in self._keys and self._more():
+            pass
+        return self._keys.get(segment)
+
+    def _more(self) -> bool:
+        """Read the next child; False at the container's end."""
+        match = None if self._done else next(self._scan, None)
+        if match is None or match.group(1) is None:
+            self._done = True
+            return False
+        if self._array:
+            self._items.append((match.end(), match.end()))
+            return True
+        raw = match.group(1)
+        key = json.loads(f'"{raw}"') if "\\" in raw else raw
+        # Keys are unique (a repeated key is refused when the document is parsed).
+        self._keys.setdefault(key, (match.start() + 1 + self._indent, match.end()))
+        return True
 
 
 class _JsonLocator:
@@ -118,7 +157,7 @@ class _JsonLocator:
         # container position -> {key: (key position, value position)} or [item positions]
         self._containers: dict[int, dict[str, tuple[int, int]] | list[int] | None] = {}
         # container position -> its children found by indentation (None: not indented)
-        self._indented: dict[int, object] = {}
+        self._indented: dict[int, _Indented | None | object] = {}
 
     def line(self, pointer: tuple[str, ...]) -> int | None:
         pos = line_pos = _skip(_JSON_SPACE, self._text, 0)
@@ -138,36 +177,21 @@ class _JsonLocator:
 
     def _by_indentation(self, pos: int, segment: str) -> tuple[int, int] | None:
         """Pretty-printed JSON (nearly every published spec): a container's children are the
-        lines at one indentation, found with one C-speed regex pass per container instead of
-        scanning every value before them. None: not sure (the scanner decides)."""
+        lines at one indentation, found with a C-speed regex pass over the container instead
+        of scanning every value before them. None: not sure (the scanner decides)."""
         children = self._indented.get(pos, _UNREAD)
         if children is _UNREAD:
-            children = self._indented[pos] = self._read_indented(pos)
-        if isinstance(children, dict):
-            return children.get(segment)
-        if isinstance(children, list):
-            index = _index(segment, len(children))
-            return None if index is None else children[index]
-        return None
+            children = self._indented[pos] = self._indentation(pos)
+        return children.get(segment) if isinstance(children, _Indented) else None
 
-    def _read_indented(self, pos: int) -> dict[str, tuple[int, int]] | list[tuple[int, int]] | None:
+    def _indentation(self, pos: int) -> _Indented | None:
         text = self._text
         if pos >= len(text) or text[pos] not in "{[":
             return None
         first = _NEXT_LINE.match(text, pos + 1)
         if first is None or not first.group(1):
             return None
-        indent = len(first.group(1))
-        closing = _dedent(indent).search(text, pos)
-        end = closing.start() if closing else len(text)
-        if text[pos] == "[":
-            return [(m.end(), m.end()) for m in _at_indent(indent).finditer(text, pos, end)]
-        keys: dict[str, tuple[int, int]] = {}
-        for match in _key_at_indent(indent).finditer(text, pos, end):
-            raw = match.group(1)
-            key = json.loads(f'"{raw}"') if "\\" in raw else raw
-            keys[key] = (match.start() + 1 + indent, match.end())  # repeated: the last wins
-        return keys
+        return _Indented(text, pos, len(first.group(1)), text[pos] == "[")
 
     def _children(self, pos: int) -> dict[str, tuple[int, int]] | list[int] | None:
         if pos not in self._containers:

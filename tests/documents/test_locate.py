@@ -126,6 +126,23 @@ def test_lines_of_answers_every_pointer() -> None:
     assert lines_of(doc, []) == {}
 
 
+def test_pretty_json_is_read_only_as_far_as_a_lookup_needs() -> None:
+    """A large container is not read past the child looked up (a 4 MB spec's `paths`)."""
+    data = {"first": {"x": [1, {"y": 2}]}, "paths": {f"/p{i}": {"get": {}} for i in range(50)},
+            "last": 3}
+    text = json.dumps(data, indent=2)
+    doc = parse_document(text.encode(), path=Path("/d.json"), display="d.json", root=Path("/"))
+    lines = text.split("\n")
+    assert line_of(doc, ("first", "x", "1", "y")) == 1 + next(
+        i for i, line in enumerate(lines) if '"y"' in line)
+    root = locate._locator(doc)._indented[0]  # type: ignore[union-attr]
+    assert isinstance(root, locate._Indented) and not root._done  # "paths" not reached
+    assert line_of(doc, ("last",)) == len(lines) - 1
+    assert line_of(doc, ("paths", "/p7", "get")) == 1 + lines.index('    "/p7": {') + 1
+    assert line_of(doc, ("missing",)) == 1  # the closest ancestor: the root
+    assert root._done
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
 def test_other_line_breaks(newline: str) -> None:
     path = DATA / "locate.yaml"
