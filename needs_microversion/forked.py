@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
+import stat
 import sys
 from collections.abc import Callable
 from contextlib import suppress
@@ -143,6 +144,17 @@ def helper(prepare: Callable[[], object], slots: int = 2) -> Helper | None:
 HELPER_BYTES = 4 * 2**20
 # A helper started before the arguments were parsed, for the two files it guessed (launch.py).
 _early: dict[tuple[str, ...], Helper] = {}
+
+
+def small_files(paths: tuple[str, ...]) -> bool:
+    """Whether the paths are regular files on disk of at most HELPER_BYTES in all (read
+    when called, so a test may lower it)."""
+    try:
+        found = [os.stat(path) for path in paths]
+    except (OSError, ValueError):  # not on disk (REV:PATH), not there, a NUL in the name
+        return False
+    return all(stat.S_ISREG(f.st_mode) for f in found) and \
+        sum(f.st_size for f in found) <= HELPER_BYTES
 
 
 def start_early(paths: tuple[str, ...], prepare: Callable[[], object]) -> None:

@@ -8,8 +8,6 @@ modules and `forked` are imported before it starts.
 
 from __future__ import annotations
 
-import os
-import stat
 import sys
 from collections.abc import Sequence
 
@@ -31,14 +29,7 @@ def prepare_validation(args: Sequence[str]) -> None:
     if len(args) < 3 or args[0] != "diff" or "--no-validate" in args:
         return
     paths = (args[-2], args[-1])
-    if any(path.startswith("-") for path in paths):
-        return
-    try:
-        found = [os.stat(path) for path in paths]
-    except (OSError, ValueError):
-        return
-    if all(stat.S_ISREG(f.st_mode) for f in found) and \
-            sum(f.st_size for f in found) <= forked.HELPER_BYTES:
+    if not any(path.startswith("-") for path in paths) and forked.small_files(paths):
         forked.start_early(paths, _ready)
 
 

@@ -3,9 +3,7 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
-import os
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,20 +65,12 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     return a, b, validation
 
 
-_HELPER_BYTES = forked.HELPER_BYTES
-
-
 def _validating_helper(old: str, new: str) -> forked.Helper | None:
     """A helper that imports the validator (0.2 s) while the two files are read (the one
     `launch.py` started, when it guessed these files); none for api-ref trees, large
     documents, or documents whose problems are remembered."""
     early = forked.take_early((old, new))
-    try:
-        found = [os.stat(path) for path in (old, new)]
-    except OSError:  # not on disk (REV:PATH) or not there
-        found = []
-    wanted = bool(found) and all(stat.S_ISREG(f.st_mode) for f in found) and \
-        sum(f.st_size for f in found) <= _HELPER_BYTES
+    wanted = forked.small_files((old, new))
     if wanted:
         from needs_microversion.loaders.openapi.remembered import Remembered, folder
 

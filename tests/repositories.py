@@ -138,32 +138,27 @@ def _nova_version(max_version: str) -> str:
 
 
 def nova_like(top: Path) -> Project:
-    project = Project(top, "nova/api/openstack/api_version_request.py", _nova_version,
-                      "nova/api/openstack/compute/rest_api_version_history.rst")
-    return _init(top, {
-        "nova/__init__.py": "",
-        project.version_file: _nova_version("2.1"),
-        "nova/api/openstack/compute/servers.py": "# the API code\n",
-        "nova/api/openstack/compute/rest_api_version_history.rst":
-            "REST API Version History\n========================\n\n2.1\n---\n\nInitial.\n",
+    return _nova(top, "nova/api/openstack/compute/rest_api_version_history.rst", {
         "api-ref/source/index.rst": ".. rest_expand_all::\n\n.. include:: servers.inc\n",
         "api-ref/source/servers.inc": NOVA_SERVERS,
-        "api-ref/source/parameters.yaml": NOVA_PARAMETERS,
-        "doc/api_samples/servers/server-get-resp.json": '{"name": "a", "status": "ACTIVE"}\n',
-        "releasenotes/notes/.placeholder": "",
-    }, project)
+        "api-ref/source/parameters.yaml": NOVA_PARAMETERS})
 
 
 def nova_before_api_ref(top: Path) -> Project:
     """Nova in 2015: microversions, samples and the history document, but no api-ref yet."""
+    return _nova(top, "nova/api/openstack/rest_api_version_history.rst", {})
+
+
+def _nova(top: Path, history_doc: str, documents: dict[str, str]) -> Project:
     project = Project(top, "nova/api/openstack/api_version_request.py", _nova_version,
-                      "nova/api/openstack/rest_api_version_history.rst")
+                      history_doc)
     return _init(top, {
         "nova/__init__.py": "",
         project.version_file: _nova_version("2.1"),
         "nova/api/openstack/compute/servers.py": "# the API code\n",
-        "nova/api/openstack/rest_api_version_history.rst":
+        history_doc:
             "REST API Version History\n========================\n\n2.1\n---\n\nInitial.\n",
+        **documents,
         "doc/api_samples/servers/server-get-resp.json": '{"name": "a", "status": "ACTIVE"}\n',
         "releasenotes/notes/.placeholder": "",
     }, project)

@@ -217,7 +217,7 @@ def test_no_helper_for_large_documents(tmp_path: Path, monkeypatch) -> None:
     """Their pickled copy would cost the helper more memory than the import time it saves:
     copies of this process validate them."""
     monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")
-    monkeypatch.setattr(load, "_HELPER_BYTES", len(VALID) + len(INVALID) - 1)
+    monkeypatch.setattr(forked, "HELPER_BYTES", len(VALID) + len(INVALID) - 1)
     old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
     old.write_text(VALID)
     new.write_text(INVALID)
