@@ -22,15 +22,18 @@ def main() -> int:
 
 
 def prepare_validation(args: Sequence[str]) -> None:
-    """`diff ... OLD NEW` of two small files, validation not turned off: start the helper that
-    will validate them. A guess from the arguments, before they are parsed: a wrong one (the
-    paths elsewhere, validation off in the configuration) leaves the helper unused, and it
-    ends with this process."""
+    """`diff OLD NEW` of two small files, validation not turned off: start the helper that
+    will validate them. A guess from the arguments, before they are parsed: the pair is the
+    two arguments (not options) that name regular files, in order, wherever options sit
+    (`diff old.yaml new.yaml --format json`); any other count is no guess. A wrong one (the
+    value of an option, validation off in the configuration) leaves the helper unused, and
+    it ends with this process."""
     if len(args) < 3 or args[0] != "diff" or "--no-validate" in args:
         return
-    paths = (args[-2], args[-1])
-    if not any(path.startswith("-") for path in paths) and forked.small_files(paths):
-        forked.start_early(paths, _ready)
+    files = tuple(arg for arg in args[1:] if not arg.startswith("-") and forked.small_files(
+        (arg,)))
+    if len(files) == 2 and forked.small_files(files):
+        forked.start_early(files, _ready)
 
 
 def _ready() -> None:

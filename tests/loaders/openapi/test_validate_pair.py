@@ -241,7 +241,7 @@ def test_the_helper_started_before_the_arguments_are_parsed_is_used(tmp_path: Pa
     new.write_text(INVALID)
     (tmp_path / "b.yaml").write_text("B: {type: object, minimum: not-a-number}\n")
     later = validation_warnings(old, new)
-    launch.prepare_validation(["diff", "--format", "json", str(old), str(new)])
+    launch.prepare_validation(["diff", str(old), str(new), "--format", "json"])
     early = forked.take_early((str(old), str(new)))
     assert early is not None
     forked._early[(str(old), str(new))] = early  # put back for load_pair to take
@@ -257,7 +257,9 @@ def test_the_helper_started_before_the_arguments_are_parsed_is_used(tmp_path: Pa
     ["diff", "old.yaml", "--format"],
     ["diff", "old.yaml", "missing.yaml"],
     ["diff", "old.yaml", "folder"],
-], ids=["not-validated", "another-command", "an-option-last", "a-file-missing", "a-folder"])
+    ["diff", "--config", "new.yaml", "old.yaml", "new.yaml"],
+], ids=["not-validated", "another-command", "an-option-last", "a-file-missing", "a-folder",
+        "three-files"])
 def test_no_early_helper_where_the_guess_finds_no_pair(tmp_path: Path, monkeypatch,
                                                         args: list[str]) -> None:
     from needs_microversion import launch
