@@ -30,9 +30,9 @@ def prepare_validation(args: Sequence[str]) -> None:
     it ends with this process."""
     if len(args) < 3 or args[0] != "diff" or "--no-validate" in args:
         return
-    files = tuple(arg for arg in args[1:] if not arg.startswith("-") and forked.small_files(
-        (arg,)))
-    if len(files) == 2 and forked.small_files(files):
+    files = tuple(arg for arg in args[1:] if not arg.startswith("-")
+                  and forked.small_files((arg,)))
+    if len(files) == 2 and forked.small_files(files):  # small together, too
         forked.start_early(files, _ready)
 
 

@@ -108,8 +108,8 @@ def _commits(repo: Repo, until: str, since: str | None, layout: Layout
     """(commit, first parent, date, subject), oldest first, of the commits that touch the
     documents' folders (api-ref/ as a whole: trees moved inside it over the years); with no
     documents, the version record (the version file and history document)."""
-    record = () if layout.documents else (*filter(None, (layout.version_file,)),
-                                          *layout.history_docs)
+    record = () if layout.documents else tuple(
+        path for path in (layout.version_file, *layout.history_docs) if path)
     places = sorted({_folder(path) for path in (*layout.documents, *layout.samples, *record)})
     args = ["log", "--first-parent", "--reverse", "-z", "--format=%H%x00%P%x00%cs%x00%s"]
     if since is not None and _DATE.match(since):

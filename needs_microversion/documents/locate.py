@@ -88,9 +88,6 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*( *)(?=[^ \t\r\n])")
 
 
-_UNREAD = object()
-
-
 @cache
 def _member_or_end(indent: int) -> re.Pattern[str]:
     """A member line of an object at `indent` (group 1: its key, up to the value's first
@@ -157,7 +154,7 @@ class _JsonLocator:
         # container position -> {key: (key position, value position)} or [item positions]
         self._containers: dict[int, dict[str, tuple[int, int]] | list[int] | None] = {}
         # container position -> its children found by indentation (None: not indented)
-        self._indented: dict[int, _Indented | None | object] = {}
+        self._indented: dict[int, _Indented | None] = {}
 
     def line(self, pointer: tuple[str, ...]) -> int | None:
         pos = line_pos = _skip(_JSON_SPACE, self._text, 0)
@@ -179,10 +176,10 @@ class _JsonLocator:
         """Pretty-printed JSON (nearly every published spec): a container's children are the
         lines at one indentation, found with a C-speed regex pass over the container instead
         of scanning every value before them. None: not sure (the scanner decides)."""
-        children = self._indented.get(pos, _UNREAD)
-        if children is _UNREAD:
-            children = self._indented[pos] = self._indentation(pos)
-        return children.get(segment) if isinstance(children, _Indented) else None
+        if pos not in self._indented:
+            self._indented[pos] = self._indentation(pos)
+        children = self._indented[pos]
+        return children.get(segment) if children is not None else None
 
     def _indentation(self, pos: int) -> _Indented | None:
         text = self._text
