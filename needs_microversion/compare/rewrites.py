@@ -8,10 +8,11 @@ Four pairs, each of two changes visible at every microversion (ungated):
                          at another (`in: path` -> `in: query`, a query parameter that was
                          documented as a body attribute)
   rewritten-in-place     an operation removed and one added under the same title in the
-                         same file (a URL or method fixed: cinder `PUT .../action` -> `POST`,
-                         `/v2/group_types` -> `/v3/group_types`); or, under one parent, the
-                         only attribute (parameter) removed and the only one added, of the
-                         same type (nova `host_numa_node` -> `host_node`)
+                         same file, or the only ones of their method there (a URL or method
+                         fixed: cinder `PUT .../action` -> `POST`, `/v2/group_types` ->
+                         `/v3/group_types`, an action's key spelled anew); or, under one
+                         parent, the only attribute (parameter) removed and the only one
+                         added, of the same type (nova `host_numa_node` -> `host_node`)
 Rule `correction` judges them: in a document that gates its changes by microversion, an
 ungated rewrite says "it was always so", which no microversion can express.
 """
@@ -36,6 +37,8 @@ def rewrites(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict[in
     _pair(found, ungated, _success_code, _swapped)
     _pair(found, ungated, _parameter_name, _moved, across=True)
     _pair(found, ungated, lambda c: _operation_place(c, old, new), _rewritten_operation)
+    _pair(found, ungated, lambda c: _operation_place(c, old, new, titled=False),
+          _rewritten_operation)
     _pair(found, ungated, _sibling, _renamed)
     return found
 
@@ -91,8 +94,11 @@ def _place(change: Change) -> str:
     return change.area.replace("-", " ").replace("request body", "request attribute")
 
 
-def _operation_place(change: Change, old: Snapshot, new: Snapshot) -> Any:
-    """An operation by the file it is written in and its title."""
+def _operation_place(change: Change, old: Snapshot, new: Snapshot, titled: bool = True
+                     ) -> Any:
+    """An operation by the file it is written in and its title; `titled=False`: and its
+    method instead (the title is corrected with the URL: "Show Certificate Details",
+    `/os-certificates/{certificate_id}` -> "Show Root Certificate Details", `.../root`)."""
     if change.area != "operation":
         return None
     snapshot = old if change.kind == "removed" else new
@@ -102,7 +108,9 @@ def _operation_place(change: Change, old: Snapshot, new: Snapshot) -> Any:
         return None
     # The file within its document: `old/servers.inc` and `new/servers.inc` are one file.
     within = where.file.removeprefix(snapshot.display)
-    return within, op.summary.strip().lower(), change.op_key.action
+    # Not its action key: an action section is keyed by evidence that the rewrite may fix
+    # (a title's "(Os-Migratelive Action)" read as the key, then a body row naming it).
+    return within, op.summary.strip().lower() if titled else change.op_key.method
 
 
 def _rewritten_operation(gone: Change, came: Change) -> Evidence:

@@ -21,6 +21,7 @@ neither is when the element appeared. Variants seen in the five corpus projects:
                            "Available since version 2.26" (nova, above the operations)
                            "Traits API requests are availiable starting from version 1.6."
                            "Method is available starting from version 1.7." (placement)
+                           "Action ``force-down`` available as of microversion 2.11." (nova)
   titles                   "(Since version 2.15)", "(Since API Version 2.86)" (manila),
                            "(microversion 2.26)"; ranges are `prose.version_range`
 
@@ -49,8 +50,11 @@ _BE = r"\s+(?:is|are|was|were)\s+(?:only\s+)?"
 _PARAMETER_SUBJECT = (r"(?:(?:this|the)\s+)?(?:field|parameter|attribute|key|header|property|"
                       r"option|filter)" + _BE)
 # "This API", "Method", "Traits API requests", "Resource class API calls".
-_OPERATION_SUBJECT = (r"(?:[A-Za-z][\w-]*\s+){0,3}?(?:API|APIs|method|methods|operation|"
-                      r"operations|calls?|requests?|endpoints?)" + _BE)
+# "Action ``force-down``" (nova), "The ``os-extend`` action": the section's own action.
+_OPERATION_SUBJECT = (r"(?:(?:[A-Za-z][\w-]*\s+){0,3}?(?:API|APIs|method|methods|operation|"
+                      r"operations|calls?|requests?|endpoints?)" + _BE +
+                      r"|(?:the\s+)?(?:action\s+``[\w:.-]+``|``[\w:.-]+``\s+action)"
+                      r"(?:\s+is)?\s+)")
 _PARAMETER_SINCE = re.compile(rf"^(?:{_PARAMETER_SUBJECT})?(?:only\s+)?{_SINCE}\s+{_VERSION}$",
                               re.IGNORECASE)
 _PARAMETER_UNTIL = re.compile(rf"^(?:{_PARAMETER_SUBJECT})?(?:only\s+)?{_UNTIL}\s+{_VERSION}$",

@@ -121,18 +121,20 @@ def _groups(sections: Sequence[Section], keep_major: bool, warn: Warn) -> list[_
 
 def _action(section: Section, warn: Warn) -> str:
     """The action's body key, from the most to the least reliable evidence: the single key
-    of the request example; "(name Action)" in the title; "Specify the ``name`` action" in
-    the prose; the first object- or null-typed request body row; the first request body
-    row; else the title itself (with a warning)."""
+    of the request example; "(name Action)" in the title or "Specify the ``name`` action" in
+    the prose (spelled as the request body row of that name, whatever the case); the first
+    object- or null-typed request body row; the first request body row; else the title
+    itself (with a warning)."""
     for example in section.examples:
         if example.kind == "request" and isinstance(example.data, dict) and \
                 len(example.data) == 1:
             return str(next(iter(example.data)))
-    named = prose.action_in_title(section.title) or section.action_hint
-    if named:
-        return named
     rows = [r for t in section.tables if t.kind == "request" for r in t.rows
             if r.where == "body" and "." not in r.name]
+    named = prose.action_in_title(section.title) or section.action_hint
+    if named:
+        # A title spells the key loosely ("(Shelveoffload Action)"); the row is the wire key.
+        return next((r.name for r in rows if r.name.lower() == named.lower()), named)
     wrapper = next((r for r in rows if json_type(r.fields.get("type")) in ("object", "null")),
                    rows[0] if rows else None)
     if wrapper is not None:

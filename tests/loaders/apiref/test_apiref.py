@@ -167,6 +167,7 @@ def test_method_placeholder_is_not_an_operation() -> None:
 @pytest.mark.parametrize("action", [
     pytest.param("addFloatingIp", id="named-by-title-and-first-body-row"),
     pytest.param("lock", id="named-by-title"),
+    pytest.param("shelveOffload", id="named-by-title-spelled-as-its-body-row"),
     pytest.param("trigger_crash_dump", id="named-by-prose"),
     pytest.param("migration_start", id="named-by-request-example"),
 ])
