@@ -106,29 +106,52 @@ def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:
     """A body attribute removed at one place and the same one (name, type, required) added
     at another, where either place was inferred: api-ref tables are flat, and where a row
     sits was guessed (from an example, or from the row order and a wrapper row). A sample
-    added, or rows reordered, moves the guess, not the field."""
+    added, or rows reordered, moves the guess, not the field. Then, among the rest, the only
+    removal and the only addition of a name: the same row, its definition corrected with
+    the wrapper it sits in (nova's `length`: a string at the top, an integer inside
+    `os-getConsoleOutput` once that is an object)."""
     def leaf(change: Change) -> tuple[object, ...]:
-        value = change.old if change.kind == "removed" else change.new
         return (change.op_key, change.area, change.status, change.media,
-                change.pointer.rsplit("/", 1)[-1], repr(value))
+                change.pointer.rsplit("/", 1)[-1])
+
+    def value(change: Change) -> str:
+        return repr(change.old if change.kind == "removed" else change.new)
 
     body = [c for c in changes if c.area in BODY_AREAS and c.gated is None
             and c.kind in ADDED_OR_REMOVED and c.pointer]
     added: dict[tuple[object, ...], list[Change]] = {}
+    removed: dict[tuple[object, ...], list[Change]] = {}
     for change in body:
-        if change.kind == "added":
-            added.setdefault(leaf(change), []).append(change)
+        (added if change.kind == "added" else removed).setdefault(leaf(change), []).append(
+            change)
     found: dict[int, Evidence] = {}
     for gone in (c for c in body if c.kind == "removed"):
         match = next((c for c in added.get(leaf(gone), []) if id(c) not in found
-                      and (c.inferred or gone.inferred)), None)
-        if match is None:
-            continue
-        evidence = Evidence("nesting-reread", f"the table documents the same field; where it "
-                            f"sits was inferred ({gone.pointer} before, {match.pointer} now), "
-                            "so the document did not move it; check an example shows it there")
-        found[id(gone)] = found[id(match)] = evidence
+                      and (c.inferred or gone.inferred) and value(c) == value(gone)), None)
+        if match is not None:
+            found[id(gone)] = found[id(match)] = _reread(gone, match, "")
+    for key, gone_list in removed.items():
+        rest = [c for c in gone_list if id(c) not in found]
+        came = [c for c in added.get(key, []) if id(c) not in found]
+        if len(rest) == 1 and len(came) == 1 and (rest[0].inferred or came[0].inferred):
+            found[id(rest[0])] = found[id(came[0])] = _reread(
+                rest[0], came[0], f"; its definition is corrected too "
+                f"({_differences(rest[0].old, came[0].new)})")
     return found
+
+
+def _differences(old: object, new: object) -> str:
+    """"type 'string' -> 'integer'" for two summaries of an element."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return f"{old!r} -> {new!r}"
+    return ", ".join(f"{key} {old.get(key)!r} -> {new.get(key)!r}"
+                     for key in sorted({*old, *new}) if old.get(key) != new.get(key))
+
+
+def _reread(gone: Change, came: Change, also: str) -> Evidence:
+    return Evidence("nesting-reread", f"the table documents the same field; where it sits "
+                    f"was inferred ({gone.pointer} before, {came.pointer} now), so the "
+                    f"document did not move it{also}; check an example shows it there")
 
 
 def route(shape: str) -> str:

@@ -80,9 +80,12 @@ class PairDiff:
             if announced:
                 yield Rel("", "changed", "announcement", str(announced[0]), None,
                           str(announced[0]), sa.location, sb.location, True)
+        plain_a = (sa.types or frozenset()) - {"null"}
+        plain_b = (sb.types or frozenset()) - {"null"}
+        # A scalar corrected to an array (or back): its items come or go with the type
+        # change, which says it (nova's `network_label`: string -> array of pairs).
+        retyped = bool(plain_a and plain_b and plain_a != plain_b)
         if sa.types != sb.types:
-            plain_a = (sa.types or frozenset()) - {"null"}
-            plain_b = (sb.types or frozenset()) - {"null"}
             if sa.types is not None and sb.types is not None and plain_a == plain_b:
                 yield Rel("", "changed", "nullable", old="null" in sa.types,
                           new="null" in sb.types, **at)
@@ -101,7 +104,8 @@ class PairDiff:
             yield reshaped
             return
         yield from self._diff_properties(sa, sb, va, vb, direction, at)
-        if sa.items is not None or sb.items is not None:
+        if (sa.items is not None or sb.items is not None) and \
+                not (retyped and (sa.items is None or sb.items is None)):
             yield Child("/*", sa.items, sb.items)
         free_a, free_b = _additional(sa.additional), _additional(sb.additional)
         if free_a != free_b and not (isinstance(sa.additional, RawSchema)

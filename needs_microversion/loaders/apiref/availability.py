@@ -22,6 +22,7 @@ neither is when the element appeared. Variants seen in the five corpus projects:
                            "Traits API requests are availiable starting from version 1.6."
                            "Method is available starting from version 1.7." (placement)
                            "Action ``force-down`` available as of microversion 2.11." (nova)
+                           ".. note:: Microversion 2.22 or greater is required for this API."
   titles                   "(Since version 2.15)", "(Since API Version 2.86)" (manila),
                            "(microversion 2.26)"; ranges are `prose.version_range`
 
@@ -61,6 +62,9 @@ _PARAMETER_UNTIL = re.compile(rf"^(?:{_PARAMETER_SUBJECT})?(?:only\s+)?{_UNTIL}\
                               re.IGNORECASE)
 _OPERATION_SINCE = re.compile(rf"^(?:{_OPERATION_SUBJECT})?(?:only\s+)?{_SINCE}\s+{_VERSION}$",
                               re.IGNORECASE)
+_OPERATION_REQUIRES = re.compile(rf"^{_VERSION}\s+or\s+(?:greater|later|higher|newer)\s+is\s+"
+                                 r"required(?:\s+for\s+this\s+(?:API|method|operation|action))?$",
+                                 re.IGNORECASE)
 # A sentence ends at ".", "!" or "?" followed by white space (never inside "2.26").
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NOT_PROSE = re.compile(r"^(?:[-*+]\s|[|+=]|\.\.)")
@@ -104,7 +108,7 @@ def operation_since(text: str) -> Version | None:
     found: set[Version] = set()
     for paragraph in _paragraphs(text):
         for sentence in _sentences(paragraph):
-            match = _OPERATION_SINCE.match(sentence)
+            match = _OPERATION_SINCE.match(sentence) or _OPERATION_REQUIRES.match(sentence)
             if match:
                 _add(found, mention_of(match))
     return next(iter(found)) if len(found) == 1 else None

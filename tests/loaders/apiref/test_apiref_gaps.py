@@ -155,6 +155,8 @@ def test_parameter_availability_sentences(text: str, expected: VersionRange | No
     ("Method is available starting from version 1.7.", Version(1, 7)),
     ("Action ``force-down`` available as of microversion 2.11.", Version(2, 11)),
     ("The ``os-extend`` action is available since microversion 3.42.", Version(3, 42)),
+    ("Microversion 2.22 or greater is required for this API.", Version(2, 22)),
+    ("Microversion 2.22 or greater is required to set a description.", None),
     ("The field is available starting from version 1.7.", None),
     ("Share type quotas were added in API version 2.39.", None),
     ("These will fail with a 404 starting from microversion 2.36.", None),
