@@ -7,7 +7,6 @@ Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not 
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Optional
@@ -15,7 +14,6 @@ from typing import Annotated, Optional
 import typer
 
 from needs_microversion import __version__
-from needs_microversion.errors import InputError
 
 app = typer.Typer(
     add_completion=True,
@@ -105,24 +103,15 @@ def diff(
 
     Example: needs-microversion diff HEAD~1:api-ref/source api-ref/source
     """
-    from needs_microversion.commands.diff import DiffRequest, run_diffs
-    from needs_microversion.report import render
+    from needs_microversion import console
+    from needs_microversion.commands.diff import DiffRequest
 
-    request = DiffRequest(old=old, new=new, fmt=fmt, explain=explain, strict=strict,
-                          validate=validate, silent_failures=tuple(silent_failure or ()),
-                          exempt_error_codes=exempt_error_codes,
-                          free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
-                          old_version=old_version, new_version=new_version, config=config,
-                          profile=profile, catch_up=catch_up,
-                          count_corrections=count_corrections)
-    reports = run_diffs(request)
-    if len(reports) == 1 and reports[0][0] is None:  # two documents: one report
-        report = reports[0][1]
-        return _emit(render(report, fmt, explain=explain), list(report.warnings),
-                     report.exit_code)
-    warnings = [w for _, report in reports for w in report.warnings]
-    return _emit(render(reports, fmt, explain=explain), warnings,
-                 max(report.exit_code for _, report in reports))
+    return console.diff(DiffRequest(
+        old=old, new=new, fmt=fmt, explain=explain, strict=strict, validate=validate,
+        silent_failures=tuple(silent_failure or ()), exempt_error_codes=exempt_error_codes,
+        free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
+        old_version=old_version, new_version=new_version, config=config, profile=profile,
+        catch_up=catch_up, count_corrections=count_corrections))
 
 
 @app.command()
@@ -166,6 +155,7 @@ def check(
 
     Example: needs-microversion check --base origin/main
     """
+    from needs_microversion import console
     from needs_microversion.commands.check import CheckRequest, run_check
     from needs_microversion.report import render
 
@@ -178,8 +168,8 @@ def check(
                            profile=profile, catch_up=catch_up,
                            count_corrections=count_corrections)
     result = run_check(request)
-    return _emit(render(result.documents, fmt, explain=explain), result.warnings,
-                 result.exit_code)
+    return console.emit(render(result.documents, fmt, explain=explain), result.warnings,
+                        result.exit_code)
 
 
 @app.command()
@@ -243,14 +233,6 @@ def rules(
     return 0
 
 
-def _emit(output: str, warnings: list[str], code: int) -> int:
-    """Warnings on stderr, the report on stdout, the exit code back to main()."""
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    typer.echo(output, nl=False)
-    return code
-
-
 def _dedent(text: str) -> str:
     import inspect
 
@@ -258,26 +240,13 @@ def _dedent(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit code. The one place InputError becomes exit code 2."""
+    """Run the CLI; return the exit code (errors become codes in `console.guarded`)."""
+    from needs_microversion.console import guarded
+
     command = typer.main.get_command(app)
-    try:
-        result = command.main(args=list(sys.argv[1:] if argv is None else argv),
-                              prog_name="needs-microversion", standalone_mode=False)
-    except InputError as exc:
-        print(f"needs-microversion: error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # noqa: BLE001 - click's signals, then our own bugs
-        code = _click_outcome(exc)
-        if code is not None:
-            return code
-        if os.environ.get("NEEDS_MICROVERSION_DEBUG"):
-            raise
-        # Python's own exit code for a crash is 1, which a CI job would read as "a
-        # microversion is needed": a bug gets a code of its own.
-        print(f"needs-microversion: internal error (a bug, please report it with the two "
-              f"documents; NEEDS_MICROVERSION_DEBUG=1 shows the traceback): "
-              f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 3
+    result = guarded(lambda: command.main(
+        args=list(sys.argv[1:] if argv is None else argv), prog_name="needs-microversion",
+        standalone_mode=False) or 0, _click_outcome)
     return int(result) if isinstance(result, int) else 0
 
 

@@ -1,0 +1,66 @@
+"""What reaches the terminal, with no command-line parser imported: a `diff`'s reports
+rendered (the one place its text is made), warnings on stderr, and the one place an error
+becomes an exit code (2 for bad input or usage, 3 for a bug, never a traceback).
+
+`cli` runs every command through `guarded`; `launch` runs a plain `diff OLD NEW` here
+directly, so the most common run does not import typer (a third of its start-up).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from needs_microversion.errors import InputError
+
+if TYPE_CHECKING:
+    from needs_microversion.commands.diff import DiffRequest
+
+
+def diff(request: DiffRequest) -> int:
+    """Run `diff` and print its report (one per document pair of two spec folders)."""
+    from needs_microversion.commands.diff import run_diffs
+    from needs_microversion.report import render
+
+    reports = run_diffs(request)
+    if len(reports) == 1 and reports[0][0] is None:  # two documents: one report
+        report = reports[0][1]
+        return emit(render(report, request.fmt, explain=request.explain),
+                    report.warnings, report.exit_code)
+    warnings = [w for _, report in reports for w in report.warnings]
+    return emit(render(reports, request.fmt, explain=request.explain), warnings,
+                max(report.exit_code for _, report in reports))
+
+
+def emit(output: str, warnings: Sequence[str], code: int) -> int:
+    """Warnings on stderr, the report on stdout; the exit code back to the caller."""
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    return code
+
+
+def guarded(run: Callable[[], int],
+            outcome: Callable[[Exception], int | None] = lambda _: None) -> int:
+    """`run()`'s exit code; an InputError is exit 2 in one line; `outcome` may give another
+    exception its code (the parser's signals); anything else is a bug: exit 3, one line."""
+    try:
+        return run()
+    except InputError as exc:
+        print(f"needs-microversion: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the parser's signals, then our own bugs
+        code = outcome(exc)
+        if code is not None:
+            return code
+        if os.environ.get("NEEDS_MICROVERSION_DEBUG"):
+            raise
+        # Python's own exit code for a crash is 1, which a CI job would read as "a
+        # microversion is needed": a bug gets a code of its own.
+        print(f"needs-microversion: internal error (a bug, please report it with the two "
+              f"documents; NEEDS_MICROVERSION_DEBUG=1 shows the traceback): "
+              f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 3

@@ -1,0 +1,82 @@
+"""The console script (`launch.py`): a plain `diff OLD NEW` runs without typer, and means
+exactly what the command line makes of it; anything else goes to the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from needs_microversion import launch
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("args", [
+    ["diff", "old.yaml", "new.yaml"],
+    ["diff", "old.yaml", "new.yaml", "--no-validate"],
+    ["diff", "--format", "json", "old.yaml", "new.yaml"],
+    ["diff", "old.yaml", "-f", "sarif", "new.yaml", "--explain"],
+    ["diff", "old.yaml", "new.yaml", "--format=junit", "--strict", "--validate"],
+    ["diff", "old.yaml", "new.yaml", "--no-explain", "--no-strict", "--format", "nonsense"],
+])
+def test_a_plain_diff_is_the_request_the_command_line_builds(args: list[str],
+                                                              monkeypatch) -> None:
+    from needs_microversion import cli, console
+
+    built: list[object] = []
+    monkeypatch.setattr(console, "diff", lambda request: built.append(request) or 0)
+    assert cli.main(args) == 0
+    assert launch.plain_diff(args) == built[0]
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    ["check", "old.yaml", "new.yaml"],
+    ["diff", "old.yaml"],
+    ["diff", "old.yaml", "new.yaml", "third.yaml"],
+    ["diff", "old.yaml", "new.yaml", "--help"],
+    ["diff", "old.yaml", "new.yaml", "--profile", "nova"],
+    ["diff", "old.yaml", "new.yaml", "--format"],
+    ["diff", "old.yaml", "new.yaml", "--format", "--strict"],
+    ["diff", "old.yaml", "new.yaml", "--strict=yes"],
+    ["diff", "--", "old.yaml", "new.yaml"],
+    ["diff", "-fjson", "old.yaml", "new.yaml"],
+])
+def test_anything_else_goes_to_the_command_line(args: list[str]) -> None:
+    assert launch.plain_diff(args) is None
+
+
+def _console_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """The console script's `main`, in a fresh interpreter; it prints whether typer was
+    imported, after the report."""
+    code = ("import sys; from needs_microversion import launch; code = launch.main(); "
+            "print('typer' in sys.modules, file=sys.stderr); sys.exit(code)")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_a_plain_diff_runs_without_typer() -> None:
+    done = _console_script("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                           "--no-validate", "--format", "json")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["verdict"] == "required"
+    assert done.stderr.splitlines()[-1] == "False"
+
+
+def test_a_plain_diff_of_bad_input_is_exit_2_in_one_line(tmp_path: Path) -> None:
+    done = _console_script("diff", str(tmp_path / "missing.yaml"),
+                           str(EXAMPLES / "new.yaml"), "--no-validate")
+    assert done.returncode == 2 and done.stdout == ""
+    error, imported = done.stderr.splitlines()
+    assert error.startswith("needs-microversion: error: ") and "missing.yaml" in error
+    assert imported == "False"
+
+
+def test_other_commands_still_run_through_the_command_line() -> None:
+    done = _console_script("rules")
+    assert done.returncode == 0 and "status-code" in done.stdout
+    assert done.stderr.splitlines()[-1] == "True"
