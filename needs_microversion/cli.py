@@ -1,5 +1,6 @@
-"""The command line: thin typer commands that hand off to plain functions, and render
-the reports they return (the one place text is made).
+"""The command line: thin typer commands that hand off to plain functions and render the
+reports they return (`console.py` prints them and turns errors into exit codes; a plain
+`diff OLD NEW` reaches it from the console script without this module, `launch.py`).
 
 Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not provided,
 2 usage or input error (one line on stderr, never a traceback).

@@ -20,7 +20,8 @@ class Samples:
 
     def at(self, old_op: Operation | None, new_op: Operation | None
            ) -> tuple[list[Version], list[Version]]:
-        """Versions to compare at: (up to the old max, above it). One if nothing is versioned."""
+        """Versions to compare at: (up to the old max, from where the operation starts; above
+        it). One if nothing is versioned."""
         if not (self.old.bounds or self.new.bounds):
             return [self.floor], []
         bounds = set(self.op_bounds(old_op, self.old.schemas, self._bounds_old))
@@ -29,7 +30,11 @@ class Samples:
         old_max = self.old.max_version
         if old_max is None:
             return [self.floor], sorted(b for b in new_bounds if b > self.floor)
-        below = sorted({self.floor, *(b for b in bounds if self.floor < b <= old_max)})
+        # From where the operation starts (a change there is at every version it has).
+        first = min((op.versions.lo or self.floor for op in (old_op, new_op) if op is not None),
+                    default=self.floor)
+        start = first if self.floor < first <= old_max else self.floor
+        below = sorted({start, *(b for b in bounds if start < b <= old_max)})
         above = sorted(b for b in bounds if b > old_max)
         return below, above
 

@@ -25,11 +25,12 @@ class Correction(Rule):
         parameter's or header's type, required flag, nullability or constraints
         (`corrected`; a scalar corrected to an array brings its items with it); an error
         code dropped (`error-code-dropped`); an element, operation or status code the old
-        document had at every version, removed from every version
-        (`removed-at-every-version`); a success code swapped for another
-        (`success-code-swapped`); a parameter moved to another place, `in: path` to
-        `in: query` (`moved-location`); a URL, method or name rewritten in place: the same
-        section, the same kind of element (`rewritten-in-place`).
+        document had at every version, removed from every version (every version its
+        operation has, when that starts at a microversion) (`removed-at-every-version`); a
+        success code swapped for another (`success-code-swapped`); a parameter moved to
+        another place, `in: path` to `in: query` (`moved-location`); a URL, method or name
+        rewritten in place: the same section, the same kind of element
+        (`rewritten-in-place`).
 
     Why it needs no microversion
         A microversion changes the contract from a version on; a change at every version says
