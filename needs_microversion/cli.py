@@ -245,10 +245,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from needs_microversion.console import guarded
 
     command = typer.main.get_command(app)
-    result = guarded(lambda: command.main(
-        args=list(sys.argv[1:] if argv is None else argv), prog_name="needs-microversion",
-        standalone_mode=False) or 0, _click_outcome)
-    return int(result) if isinstance(result, int) else 0
+
+    def run() -> int:
+        result = command.main(args=list(sys.argv[1:] if argv is None else argv),
+                              prog_name="needs-microversion", standalone_mode=False)
+        return result if isinstance(result, int) else 0  # a command's return value
+
+    return guarded(run, _click_outcome)
 
 
 def _click_outcome(exc: Exception) -> int | None:
