@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from needs_microversion.model.versions import (
-    Version, VersionRange, mentioned_versions, newly_mentioned, parse_version)
+    Version, VersionRange, mentioned_versions, names_a_microversion, newly_mentioned,
+    parse_version)
 
 HEAD = "openapi: 3.1.0\ninfo: {{title: compute, version: {version}}}\n"
 
@@ -74,6 +75,20 @@ def test_version_text_is_never_a_float() -> None:
 ])
 def test_how_prose_names_a_microversion(text: str, named: str) -> None:
     assert mentioned_versions(text) == ({parse_version(named)} if named else set())
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("The API v2.12 microversion returns the network ID in the ``net_id`` attribute.", True),
+    ("Microversion 2.22 or greater is required for this API", True),
+    ("changed in the 2.3 MICROVERSION", True),
+    ("x" * 100 + " (see micro-version 1.5)", True),
+    ("The Identity API version 2.0 is deprecated", False),  # any versioned API writes this
+    ("If this version of the API supports microversions, the maximum microversion", False),
+    ("New in version 2.3", False),  # a marker: read as a bound, not as prose
+    ("microdeposits of 0.32 and 0.45", False),
+])
+def test_whether_prose_names_a_microversion(text: str, names: bool) -> None:
+    assert names_a_microversion(text) is names
 
 
 def test_what_new_prose_says_about_a_microversion() -> None:

@@ -23,7 +23,7 @@ from needs_microversion.loaders.openapi.folders import pair as spec_pairs
 from needs_microversion.model.extensions import ADVERTISED_KEY
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
-from needs_microversion.model.versions import Version, parse_version
+from needs_microversion.model.versions import Version, names_a_microversion, parse_version
 from needs_microversion.profiles import DEFAULT_PROFILE, experimental_operations, get_profile
 from needs_microversion.repository.evidence import Evidence
 from needs_microversion.repository.judging import (
@@ -253,9 +253,16 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
 
 
 def _microversioned(snapshot: Snapshot) -> bool:
-    """Whether a document describes a microversioned API: it gates an element, or its
-    version-discovery sample lists microversions (an API without them lists "")."""
-    return bool(snapshot.bounds) or parse_version(snapshot.info(ADVERTISED_KEY)) is not None
+    """Whether a document describes a microversioned API: it gates an element, its
+    version-discovery sample lists microversions (an API without them lists ""), or its
+    prose names one ("The API v2.12 microversion returns ...": nova's api-ref of 2016, whose
+    markers came later)."""
+    if snapshot.bounds or parse_version(snapshot.info(ADVERTISED_KEY)) is not None:
+        return True
+    text = snapshot.document.text  # an OpenAPI file's text; an api-ref tree's operations
+    if not text and snapshot.source == "api-ref":
+        text = "\n\n".join(op.description for op in snapshot.operations.values())
+    return names_a_microversion(text)
 
 
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:

@@ -229,12 +229,19 @@ def first_success_code(change: Change, old: Snapshot) -> Evidence | None:
     """A success code added at every version to an operation the old document named no
     success code for (an api-ref section with no `Normal response codes`, or one listing only
     errors there): the old document never said what the operation returns; it does not
-    say something else now."""
-    if change.area != "status-code" or change.kind != "added" or not change.everywhere \
-            or not (change.status or "").startswith("2"):
+    say something else now. Any code, an error too, where the old section named none at
+    all: it said nothing about codes, so it cannot have said something else."""
+    if change.area != "status-code" or change.kind != "added" or not change.everywhere:
         return None
     op = old.operations.get(change.op_key)
-    if op is None or any(code.startswith("2") for code in op.responses):
+    if op is None:
+        return None
+    if not op.responses:  # a section with no codes at all: not a word on errors either
+        return Evidence("codes-first-documented", f"the old document named no status code "
+                        f"for {op.display} (its changes could not be seen); {change.status} "
+                        "is documented for the first time")
+    if not (change.status or "").startswith("2") \
+            or any(code.startswith("2") for code in op.responses):
         return None
     return Evidence("success-code-first-documented", "the old document named no success "
                     f"code for {op.display}; {change.status} is documented for the first time")

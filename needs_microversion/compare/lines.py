@@ -21,10 +21,19 @@ def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Cha
                 wanted.setdefault(loc.file, set()).add(loc.pointer)
     lines = {file: lines_of(docs[file], pointers) for file, pointers in wanted.items()}
 
+    filled: dict[Location, Location] = {}  # changes of many operations share places
+
     def fill(loc: Location | None) -> Location | None:
         if loc is None or loc.line is not None or loc.file not in lines:
             return loc
-        return replace(loc, line=lines[loc.file].get(loc.pointer))
+        done = filled.get(loc)
+        if done is None:
+            done = filled[loc] = replace(loc, line=lines[loc.file].get(loc.pointer))
+        return done
 
-    return [replace(c, old_location=fill(c.old_location), new_location=fill(c.new_location))
-            for c in changes]
+    out = []
+    for change in changes:
+        old, new = fill(change.old_location), fill(change.new_location)
+        out.append(change if old is change.old_location and new is change.new_location
+                   else replace(change, old_location=old, new_location=new))
+    return out

@@ -53,11 +53,17 @@ class Comparer:
                 continue
             old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
             below, above = self.samples.at(old_op, new_op)
+            # Seen where both documents first have the operation is seen at every version
+            # it can be: the new document may start it later (nova's force_complete, first
+            # marked 2.22), and before that only the operation itself differs.
+            both = next((v for v in below if old_op is not None and new_op is not None
+                         and old_op.versions.contains(v) and new_op.versions.contains(v)),
+                        below[0])
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity not in seen:
                         seen[change.identity] = replace(change, seen_at=version,
-                                                        everywhere=version == below[0])
+                                                        everywhere=version in (below[0], both))
             for version in above:
                 # Above the old max, compare with what the old document says there too: it
                 # normally repeats its max, and a document ahead of itself is no change.

@@ -153,5 +153,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _canon(value: Any) -> str:
+_PLAIN = (str, int, bool, type(None))
+
+
+def _canon(value: Any) -> Any:
+    # Most values are None or a string: no dump. The type keeps 1, 1.0 and True apart, as
+    # their JSON does (floats are dumped: NaN is equal to itself only as text).
+    kind = type(value)
+    if kind in _PLAIN:
+        return kind, value
     return json.dumps(value, sort_keys=True, default=str)

@@ -18,7 +18,8 @@ class CatchUp(Rule):
         showed that key beside the table's rows, and a body documented where the old document
         had none but showed an example of it (`-resp.json`, read or not); a success code
         added to an operation the old document named none for (a section with no `Normal
-        response codes`, or only errors there); a body attribute
+        response codes`, or only errors there), and any code, an error too, where it named
+        none at all; a body attribute
         added to one operation of a resource (its detailed list) that another operation of
         the same resource (its show) already listed, and still lists
         (`compare/representation.py`); a URL's method
@@ -70,7 +71,7 @@ class CatchUp(Rule):
                    "method-corrected", "url-still-documented", "envelope-matches-list",
                    "nesting-reread", "shown-in-example", "unverified-section",
                    "older-major-version", "documented-on-resource",
-                   "success-code-first-documented")
+                   "success-code-first-documented", "codes-first-documented")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
