@@ -95,8 +95,10 @@ def ready() -> None:
     (0.2 s, most of a small document's validation) while this process reads the documents.
     Imports make no cyclic garbage worth a collection: paused, they take 10% less."""
     from needs_microversion.collector import collector_paused
+    from needs_microversion.loaders.openapi import plain_settings
 
     with collector_paused():
+        plain_settings.install()  # before the validators import pydantic for their settings
         import jsonschema_path  # noqa: F401
         import referencing.jsonschema  # noqa: F401
 
@@ -166,6 +168,9 @@ def _validated(doc: Document, resolver: RefResolver) -> tuple[list[str], bool]:
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
+    from needs_microversion.loaders.openapi import plain_settings
+
+    plain_settings.install()
     from needs_microversion.loaders.openapi.spec_validators import spec_validator_for
 
     _mime_types_built_in()
