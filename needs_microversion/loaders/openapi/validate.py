@@ -2,11 +2,12 @@
 
 Real published specs often fail validation, so problems are reported, not fatal, unless the
 user asks for --strict. Imported only when validation runs: the validator is slow to import
-(0.2 s, most of a validated run on a small document), so a helper process imports it while
-the documents are read (`ready`). Each document of a diff is validated in a forked child
-process while this one compares them (`Beside`: 0.2-0.5 s more than an unvalidated run on
-the benchmark documents), and a document validated in an earlier run is not validated again
-(`remembered`; then no helper is started).
+(0.12 s without pydantic, `plain_settings`; most of a validated run on a small document),
+so a helper process imports it while the documents are read (`ready`). Each document of a
+diff is validated in a forked child process while this one compares them (`Beside`:
+0.05-0.3 s more than an unvalidated run on the benchmark documents), and a document
+validated in an earlier run is not validated again (`remembered`; then no helper is
+started).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class Beside:
 
 def ready() -> None:
     """What a validating child needs before it is given a document: the validator imported
-    (0.2 s, most of a small document's validation) while this process reads the documents.
+    (0.12 s, most of a small document's validation) while this process reads the documents.
     Imports make no cyclic garbage worth a collection: paused, they take 10% less."""
     from needs_microversion.collector import collector_paused
     from needs_microversion.loaders.openapi import plain_settings
