@@ -5,12 +5,15 @@ sizes, which schema backend) through pydantic-settings, whose import, with pydan
 asyncio's, is a third of the validator's import: much of what a validated run of a small
 document waits for. With none of their environment variables set, every setting is its
 default, and these stand-ins give the same defaults, so the validators behave the same.
-With any of them set, nothing is installed and the real modules read them.
-`tests/loaders/openapi/test_plain_settings.py` holds the stand-ins to the real modules.
+With any of them set, nothing is installed and the real modules read them. Should a
+release import a name the stand-ins lack, the validators are imported again with the real
+modules (`import_validators`). `tests/loaders/openapi/test_plain_settings.py` holds the
+stand-ins to the real modules.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import types
@@ -20,6 +23,10 @@ from typing import Any
 SCHEMA_SETTINGS = "openapi_schema_validator.settings"
 SPEC_SETTINGS = "openapi_spec_validator.settings"
 _PREFIXES = ("OPENAPI_SCHEMA_VALIDATOR_", "OPENAPI_SPEC_VALIDATOR_")
+VALIDATORS = "needs_microversion.loaders.openapi.spec_validators"
+# Every module an import of VALIDATORS may leave half-made when a stand-in lacks a name.
+_IMPORTED_WITH = ("openapi_schema_validator", "openapi_spec_validator", VALIDATORS,
+                  "needs_microversion.loaders.openapi.keyword_precheck")
 
 
 class _Settings:
@@ -48,6 +55,18 @@ def install() -> None:
         return
     for module in (_schema_settings(), _spec_settings()):
         sys.modules.setdefault(module.__name__, module)
+
+
+def import_validators() -> None:
+    """Import our validators with the stand-ins installed; if that fails for a name they
+    lack (a later release), forget what was imported and import with the real modules."""
+    install()
+    try:
+        importlib.import_module(VALIDATORS)
+    except ImportError:
+        for name in [n for n in sys.modules if n.startswith(_IMPORTED_WITH)]:
+            del sys.modules[name]
+        importlib.import_module(VALIDATORS)
 
 
 def _schema_settings() -> types.ModuleType:

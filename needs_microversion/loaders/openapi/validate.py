@@ -99,12 +99,10 @@ def ready() -> None:
     from needs_microversion.loaders.openapi import plain_settings
 
     with collector_paused():
-        plain_settings.install()  # before the validators import pydantic for their settings
         import jsonschema_path  # noqa: F401
         import referencing.jsonschema  # noqa: F401
 
-        from needs_microversion.loaders.openapi import spec_validators  # noqa: F401
-
+        plain_settings.import_validators()  # without pydantic, for their settings
         _mime_types_built_in()
 
 
@@ -171,7 +169,7 @@ def _validated(doc: Document, resolver: RefResolver) -> tuple[list[str], bool]:
 
     from needs_microversion.loaders.openapi import plain_settings
 
-    plain_settings.install()
+    plain_settings.import_validators()
     from needs_microversion.loaders.openapi.spec_validators import spec_validator_for
 
     _mime_types_built_in()

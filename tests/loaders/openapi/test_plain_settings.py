@@ -74,3 +74,24 @@ def test_the_validator_imports_without_pydantic() -> None:
 def test_a_setting_given_in_the_environment_is_read_by_the_real_module() -> None:
     given = _report("plain", openapi_spec_validator_resolved_cache_maxsize="7")
     assert given["spec cache"] == 7
+
+
+def test_a_release_needing_a_name_the_stand_ins_lack_gets_the_real_settings() -> None:
+    # A stand-in without a name the validators import stands for a later release's.
+    code = """
+import sys
+from needs_microversion.loaders.openapi import plain_settings
+made = plain_settings._spec_settings
+def lacking():
+    module = made()
+    del module.OpenAPISpecValidatorSettings
+    return module
+plain_settings._spec_settings = lacking
+plain_settings.import_validators()
+import openapi_spec_validator.settings as spec
+print(hasattr(spec, "BaseSettings"), "needs_microversion.loaders.openapi.spec_validators" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={k: v for k, v in os.environ.items()
+                                          if not k.upper().startswith("OPENAPI_")})
+    assert out.stdout.split() == ["True", "True"]  # the real module, and the validators
