@@ -62,8 +62,9 @@ class Comparer:
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity not in seen:
-                        seen[change.identity] = replace(change, seen_at=version,
-                                                        everywhere=version in (below[0], both))
+                        seen[change.identity] = replace(
+                            change, seen_at=version,
+                            everywhere=change.everywhere or version in (below[0], both))
             for version in above:
                 # Above the old max, compare with what the old document says there too: it
                 # normally repeats its max, and a document ahead of itself is no change.
@@ -148,7 +149,8 @@ class Comparer:
                                      old=a and _param_summary(a), new=b and _param_summary(b),
                                      old_location=a and a.location,
                                      new_location=b and b.location,
-                                     inferred=shown.inferred, since=since))
+                                     inferred=shown.inferred, since=since,
+                                     everywhere=key not in new))
                 continue
             out += self.announced(op, where, b.name, a.description, b.description, a.location,
                                   b.location, status)
@@ -229,7 +231,7 @@ class Comparer:
                                      status=status, old=a and status, new=b and status,
                                      old_location=a and a.location,
                                      new_location=b and b.location, since=since,
-                                     detail=gone or ""))
+                                     detail=gone or "", everywhere=status not in new))
                 continue
             out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
                                         {("header", k): v for k, v in b.headers.items()}, va, vb,
@@ -306,6 +308,7 @@ class _OpContext:
                            new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
                            since=rel.since, delta=rel.delta, evidence=rel.evidence,
+                           everywhere=rel.whole,
                            # prose announcing a microversion is gated on it, wherever seen
                            gated=parse_version(rel.new) if rel.aspect == "announcement"
                            else None)

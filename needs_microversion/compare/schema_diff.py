@@ -35,6 +35,9 @@ class Rel(NamedTuple):
     since: Version | None = None
     delta: str = ""
     evidence: Evidence | None = None
+    # A removal of all the element was: the new document has it at no version (so it is
+    # first seen removed where the old one starts it, at every version it had).
+    whole: bool = False
 
 
 
@@ -152,7 +155,8 @@ class PairDiff:
                           free_form=free, since=since(
                                sb.properties[name].versions if name in sb.properties else None,
                                vb, self.floor),
-                          evidence=_example_listed(sa, name) if a is None else None)
+                          evidence=_example_listed(sa, name) if a is None else None,
+                          whole=b is None and name not in sb.properties)
                 continue
             if (name in sa.required) != (name in sb.required):
                 yield Rel(segment, "changed", "required", old=name in sa.required,

@@ -85,7 +85,7 @@ class Change:
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
     evidence: Evidence | None = None  # what shows the document is only corrected
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
-    everywhere: bool = False  # seen from the API's first version: at every version
+    everywhere: bool = False  # at every version (the element had, for one removed whole)
     # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
     # them). A label may hold any character: a pattern `{1,255}` is one label.
     merged: tuple[str, ...] = ()

@@ -21,12 +21,16 @@ class Correction(Rule):
     What it checks
         Changes visible at every microversion (gated on none) to what the document already
         described, in a document that gates its changes by microversion (or, gating none
-        yet, whose version-discovery sample lists the API's microversions): an attribute's,
+        yet, whose version-discovery sample lists the API's microversions, or whose prose
+        names one, "The API v2.12 microversion returns ..."): an attribute's,
         parameter's or header's type, required flag, nullability or constraints
         (`corrected`; a scalar corrected to an array brings its items with it); an error
         code dropped (`error-code-dropped`); an element, operation or status code the old
         document had at every version, removed from every version (every version its
-        operation has, when that starts at a microversion) (`removed-at-every-version`); a
+        operation has, when that starts at a microversion), or one a microversion added,
+        removed whole: the new document has it at no version (`removed-at-every-version`;
+        a microversion could remove it from its own version on, never from the version
+        that added it); a
         success code swapped for another (`success-code-swapped`); a parameter moved to
         another place, `in: path` to `in: query` (`moved-location`); a URL, method or name
         rewritten in place: the same section, the same kind of element
@@ -50,9 +54,10 @@ class Correction(Rule):
         Always, for these findings. Not corrections: additions (a new attribute, parameter,
         operation, status code or allowed value visible at every version is the classic
         forgotten microversion), changes of allowed values, changes gated on a new
-        microversion, removing what a microversion added (its `min_version` said when it came),
-        and any change of a document that writes no microversion at all, nor lists any in its
-        version-discovery sample (every change of it counts).
+        microversion, removing an element from some versions and not others (from a version
+        on: what a microversion does), and any change of a document that writes no
+        microversion at all, nor lists any in its version-discovery sample, nor names one
+        in its prose (every change of it counts).
 
     Options
         `--count-corrections` (configuration `count-corrections: true`) counts them as
@@ -90,7 +95,7 @@ class Correction(Rule):
                 and set(change.aspect.split("+")) <= _CORRECTED_ASPECTS:
             return "corrected", "changed at every microversion, as if it had always been so"
         if change.kind != "removed" or change.area not in _REMOVABLE or not change.everywhere:
-            return None  # removing what a microversion added takes that microversion back
+            return None  # removed from some versions only: what a microversion would do
         if change.area == "status-code" and (change.status or "").startswith(("4", "5")):
             return "error-code-dropped", "no longer listed at any microversion"
         return "removed-at-every-version", "gone from every microversion, as if it had " \
