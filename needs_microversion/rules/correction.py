@@ -8,7 +8,7 @@ from needs_microversion.rules.base import Context, Rule
 # What an existing element can be corrected in: not its allowed values (values added are an
 # addition, like any other), not prose.
 _CORRECTED_ASPECTS = frozenset({"type", "nullable", "required", "constraint", "composition",
-                                "serialization"})
+                                "free-form", "serialization"})
 _ELEMENT_AREAS: tuple[Area, ...] = (*BODY_AREAS, *HEADER_AREAS, "path-parameter",
                                     "query-parameter", "cookie-parameter")
 _REMOVABLE: tuple[Area, ...] = (*_ELEMENT_AREAS, "operation", "status-code",
@@ -22,19 +22,18 @@ class Correction(Rule):
         Changes visible at every microversion (gated on none) to what the document already
         described, in a document that gates its changes by microversion (or, gating none
         yet, whose version-discovery sample lists the API's microversions, or whose prose
-        names one, "The API v2.12 microversion returns ..."): an attribute's,
-        parameter's or header's type, required flag, nullability or constraints
-        (`corrected`; a scalar corrected to an array brings its items with it); an error
-        code dropped (`error-code-dropped`); an element, operation or status code the old
-        document had at every version, removed from every version (every version its
-        operation has, when that starts at a microversion), or one a microversion added,
-        removed whole: the new document has it at no version (`removed-at-every-version`;
-        a microversion could remove it from its own version on, never from the version
-        that added it); a
-        success code swapped for another (`success-code-swapped`); a parameter moved to
-        another place, `in: path` to `in: query` (`moved-location`); a URL, method or name
-        rewritten in place: the same section, the same kind of element
-        (`rewritten-in-place`).
+        names one, "The API v2.12 microversion returns ..."): an attribute's, parameter's or
+        header's type, required flag, nullability, constraints or openness
+        (`additionalProperties`) (`corrected`; a scalar corrected to an array brings its
+        items with it); an error code dropped (`error-code-dropped`); an element, operation
+        or status code the old document had at every version, removed from every version
+        (every version its operation has, when that starts at a microversion), or one a
+        microversion added, removed whole: the new document has it at no version
+        (`removed-at-every-version`; a microversion could remove it from its own version on,
+        never from the version that added it); a success code swapped for another
+        (`success-code-swapped`); a parameter moved to another place, `in: path` to `in:
+        query` (`moved-location`); a URL, method or name rewritten in place: the same
+        section, the same kind of element (`rewritten-in-place`).
 
     Why it needs no microversion
         A microversion changes the contract from a version on; a change at every version says
