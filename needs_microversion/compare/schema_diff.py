@@ -35,8 +35,8 @@ class Rel(NamedTuple):
     since: Version | None = None
     delta: str = ""
     evidence: Evidence | None = None
-    # A removal of all the element was: the new document has it at no version (so it is
-    # first seen removed where the old one starts it, at every version it had).
+    # Removed whole: the new document has the element at no version, so it is first seen
+    # removed where the old one starts it, and is removed at every version it had.
     whole: bool = False
 
 
