@@ -48,7 +48,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
                 urls = urls or _Urls(old, new)
                 evidence = urls.method_corrected(change) or urls.still_documented(change)
             evidence = evidence or envelope_of_list(change, old, new) \
-                or body_shown(change, old) or first_success_code(change, old) \
+                or body_shown(change, old) or first_documented_code(change, old) \
                 or frozen.get(id(change)) or paired.get(id(change)) \
                 or marked.evidence(change) or resource.get(id(change))
             if evidence is not None:
@@ -225,7 +225,7 @@ def body_shown(change: Change, old: Snapshot) -> Evidence | None:
                     "body here; the table documents it late", pairable=True)
 
 
-def first_success_code(change: Change, old: Snapshot) -> Evidence | None:
+def first_documented_code(change: Change, old: Snapshot) -> Evidence | None:
     """A success code added at every version to an operation the old document named no
     success code for (an api-ref section with no `Normal response codes`, or one listing only
     errors there): the old document never said what the operation returns; it does not

@@ -56,9 +56,9 @@ class Comparer:
             # Seen where both documents first have the operation is seen at every version
             # it can be: the new document may start it later (nova's force_complete, first
             # marked 2.22), and before that only the operation itself differs.
-            both = next((v for v in below if old_op is not None and new_op is not None
-                         and old_op.versions.contains(v) and new_op.versions.contains(v)),
-                        below[0])
+            both = next((v for v in below if old_op.versions.contains(v)
+                         and new_op.versions.contains(v)), below[0]) \
+                if old_op is not None and new_op is not None else below[0]
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity not in seen:
