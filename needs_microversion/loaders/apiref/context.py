@@ -4,20 +4,16 @@ something (for `info.version`)."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from needs_microversion.errors import InputError
+from needs_microversion.loaders.apiref import lenient_json
 from needs_microversion.loaders.apiref.include import Selection, select
 from needs_microversion.loaders.apiref.parameters_yaml import YamlFile, load_yaml
 from needs_microversion.loaders.apiref.tree import Tree
 from needs_microversion.model.versions import Version, VersionRange, parse_version
-
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-
 
 @dataclass
 class Context:
@@ -104,14 +100,11 @@ class Context:
                                      f"not used for nesting")
                 text = selected.text
             if text is not None and text.strip():
-                try:
-                    data = json.loads(text)
+                try:  # samples are hand-written: read through their slips, as a reader does
+                    data = lenient_json.loads(text)
                 except ValueError as exc:
-                    try:  # samples are hand-written: trailing commas are common
-                        data = json.loads(_TRAILING_COMMA.sub(r"\1", text))
-                    except ValueError:
-                        self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
-                                         f"({exc}); not used for nesting")
+                    self.warn(where, f"example '{self.tree.rel(path)}' is not JSON "
+                                     f"({exc}); not used for nesting")
             self.advertised.extend(discovered_versions(data))
             self.examples[key] = data
         return self.examples[key]
