@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from needs_microversion.model.change import Change
+from needs_microversion.model.records import evolve
 from needs_microversion.model.verdict import REQUIRED, Finding, Report
 from needs_microversion.model.versions import Version
 from needs_microversion.rules import RULES
@@ -65,8 +65,8 @@ def _with_hint(finding: Finding, options: Options) -> Finding:
     if not (options.documentation_catch_up and finding.verdict == REQUIRED
             and finding.change.gated is None):
         return finding
-    return replace(finding, message=f"{finding.message} (if the code already did this, the "
-                   "document is only corrected: no microversion)")
+    return evolve(finding, message=f"{finding.message} (if the code already did this, the "
+                  "document is only corrected: no microversion)")
 
 
 def _order(finding: Finding) -> tuple[str, str, str, str]:

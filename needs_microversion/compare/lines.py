@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from needs_microversion.documents.locate import lines_of
 from needs_microversion.model.change import Change
+from needs_microversion.model.records import evolve
 from needs_microversion.model.snapshot import Location, Snapshot
 
 
@@ -35,5 +36,5 @@ def with_lines(changes: list[Change], snapshots: Iterable[Snapshot]) -> list[Cha
     for change in changes:
         old, new = fill(change.old_location), fill(change.new_location)
         out.append(change if old is change.old_location and new is change.new_location
-                   else replace(change, old_location=old, new_location=new))
+                   else evolve(change, old_location=old, new_location=new))
     return out

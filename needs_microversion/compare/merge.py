@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from needs_microversion.model.change import BODY_AREAS, Change
+from needs_microversion.model.records import evolve
 from needs_microversion.model.versions import Version
 
 
@@ -75,5 +76,5 @@ def without_told_announcements(changes: Iterable[Change]) -> list[Change]:
 
 
 def gate(change: Change, version: Version) -> Change:
-    return replace(change, gated=version, seen_at=version)
+    return evolve(change, gated=version, seen_at=version)
 

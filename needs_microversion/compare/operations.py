@@ -19,6 +19,7 @@ from needs_microversion.compare.schema_search import SchemaSearch
 from needs_microversion.compare.taint import MISSING, RefTaint
 from needs_microversion.model.change import Area, Change, Kind
 from needs_microversion.model.extensions import LOCATION_KEY
+from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Parameter, Response, Snapshot)
@@ -62,7 +63,7 @@ class Comparer:
             for version in below:
                 for change in self.diff_operation(old_op, new_op, version, version):
                     if change.identity not in seen:
-                        seen[change.identity] = replace(
+                        seen[change.identity] = evolve(
                             change, seen_at=version,
                             everywhere=change.everywhere or version in (below[0], both))
             for version in above:
