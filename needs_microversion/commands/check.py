@@ -132,6 +132,8 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     for target in targets:
         at_base = old.exists(target.path) if target.configured or target.record else \
             old_layout is not None and target.path in old_layout.documents
+        base_path = target.path if at_base else None if target.configured or target.record \
+            else _moved_from(old_layout, new_layout, new)
         if not new.exists(target.path):
             if target.configured:
                 raise InputError(f"configured in {config.display} but missing "
@@ -139,7 +141,7 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                                  new.name(target.path))
             warnings.append(f"{new.name(target.path)}: removed {_where(new)}")
             continue
-        if not at_base:
+        if base_path is None:
             warnings.append(f"{new.name(target.path)}: new since {old.label}; nothing to "
                             "compare with")
             continue
@@ -149,7 +151,7 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         found = evidence[target.service.name]
         profile = request.profile or (None if target.service.profile or layout is None
                                       else layout.profile)
-        diff = DiffRequest(old=old.name(target.path), new=new.name(target.path),
+        diff = DiffRequest(old=old.name(base_path), new=new.name(target.path),
                            fmt=request.fmt, explain=request.explain,
                            validate=request.validate,
                            service=target.service.name if target.configured else None,
@@ -164,6 +166,16 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
             documents.append((f"{target.service.name} {key}" if key else target.service.name,
                               report))
     return CheckResult(documents, warnings)
+
+
+def _moved_from(old: Layout | None, new: Layout | None, at: Revision) -> str | None:
+    """Where the one document tree of the new layout was moved from: the one tree of the old
+    layout, gone at the new revision (placement's `git mv placement-api-ref api-ref`). A
+    reviewer compares the moved tree with the tree it was."""
+    if old is None or new is None or len(old.documents) != 1 or len(new.documents) != 1:
+        return None
+    before = old.documents[0]
+    return before if not at.exists(before) else None
 
 
 # -- the two sides ---------------------------------------------------------------------------

@@ -12,9 +12,9 @@ placement's version file moved twice, ironic's and nova's history documents once
 repository is searched the same way: a Python version file under an `api` package that
 declares a maximum microversion in one of the spellings `versionfile` reads, a
 `*version*history*.rst` beside it or under `doc/`, `releasenotes/notes/`. The API
-documents are an api-ref source tree (`api-ref/source`, or `api-ref/<name>/source` as
-cinder had in 2016), else OpenAPI documents (`openapi.yaml`, `swagger.json`, a `specs/`
-folder of them as openstack-openapi keeps).
+documents are an api-ref source tree (`<project>-api-ref/source` first, then
+`api-ref/source`, or `api-ref/<name>/source` as cinder had in 2016), else OpenAPI documents
+(`openapi.yaml`, `swagger.json`, a `specs/` folder of them as openstack-openapi keeps).
 """
 
 from __future__ import annotations
@@ -100,8 +100,9 @@ class Layout:
 def detect(revision: Revision) -> Layout | None:
     """The layout of one revision; None when it holds no API document."""
     files = revision.files()
-    documents = _documents(files)
-    return _layout(revision, files, documents) if documents else None
+    found = _version_file(revision, files)
+    documents = _documents(files, found[0])
+    return _layout(revision, files, documents, found) if documents else None
 
 
 def version_record(revision: Revision) -> Layout | None:
@@ -110,12 +111,13 @@ def version_record(revision: Revision) -> Layout | None:
     record of its contract, which a reviewer reads (the layout's `documents` is empty).
     None when no file declares a maximum microversion."""
     files = revision.files()
-    layout = _layout(revision, files, ())
+    layout = _layout(revision, files, (), _version_file(revision, files))
     return layout if layout.version_file is not None else None
 
 
-def _layout(revision: Revision, files: tuple[str, ...], documents: tuple[str, ...]) -> Layout:
-    project, version_file = _version_file(revision, files)
+def _layout(revision: Revision, files: tuple[str, ...], documents: tuple[str, ...],
+            found: tuple[str, str | None]) -> Layout:
+    project, version_file = found
     known = KNOWN.get(project)
     if known is not None:
         history = tuple(path for path in known.history_docs if path in files)[:1]
@@ -130,10 +132,15 @@ def _layout(revision: Revision, files: tuple[str, ...], documents: tuple[str, ..
                   version_file, history, notes, samples)
 
 
-def _documents(files: tuple[str, ...]) -> tuple[str, ...]:
-    api_ref = sorted({folder for folder in ("api-ref/source", *_nested_sources(files))
-                      if any(name.startswith(folder + "/") and name.endswith(_API_REF_SUFFIXES)
-                             for name in files)})
+def _documents(files: tuple[str, ...], project: str) -> tuple[str, ...]:
+    """The API documents; a repository hosting a second service's reference names it after
+    that service (nova kept `placement-api-ref/` beside its `api-ref/`, and placement's
+    repository began as a copy of nova's with both): the project's own tree comes first."""
+    own = f"{project}-api-ref/source"
+    if project and _has_documents(files, own):
+        return (own,)
+    api_ref = sorted(folder for folder in ("api-ref/source", *_nested_sources(files))
+                     if _has_documents(files, folder))
     if api_ref:
         return tuple(api_ref)
     if _has_under(files, "specs") and any(
@@ -142,6 +149,11 @@ def _documents(files: tuple[str, ...]) -> tuple[str, ...]:
         return ("specs",)
     return tuple(folder + name for folder in _OPENAPI_FOLDERS for name in _OPENAPI_NAMES
                  if folder + name in files)
+
+
+def _has_documents(files: Iterable[str], folder: str) -> bool:
+    return any(name.startswith(folder + "/") and name.endswith(_API_REF_SUFFIXES)
+               for name in files)
 
 
 def _nested_sources(files: Iterable[str]) -> set[str]:

@@ -14,6 +14,10 @@ from repositories import (
     PLACEMENT_TRAITS, ZUN_CONTAINERS, ZUN_PARAMETERS, Project, cinder_like, git, ironic_like,
     nova_before_api_ref, nova_like, placement_like, zun_like)
 
+from needs_microversion.loaders.git import Repo
+from needs_microversion.repository.layout import detect
+from needs_microversion.repository.revision import Revision
+
 LOCKED = ("locked:\n  description: Whether the server is locked.\n  in: body\n"
           "  required: true\n  type: boolean\n")
 
@@ -150,6 +154,32 @@ def test_placement_ranged_sections(tmp_path: Path, monkeypatch, run_cli) -> None
     code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
     assert code == 0 and report["verdict"] == "required"
     assert {c["gated"] for c in report["changes"]} == {"1.2"}
+
+
+def test_a_service_tree_named_after_the_project_and_moved(tmp_path: Path, monkeypatch,
+                                                          run_cli) -> None:
+    """Placement's repository began as a copy of nova's: nova's `api-ref/` beside
+    `placement-api-ref/`, which was then moved in its place. The project's own tree is the
+    document, and the move compares it with where it was."""
+    repo = placement_like(tmp_path / "placement")
+    own = {f"placement-api-ref/source/{name}": (repo.top / "api-ref/source" / name).read_text()
+           for name in ("index.rst", "traits.inc", "parameters.yaml")}
+    compute = {"api-ref/source/index.rst": ".. include:: servers.inc\n",
+               "api-ref/source/servers.inc": NOVA_SERVERS,
+               "api-ref/source/parameters.yaml": NOVA_PARAMETERS}
+    both = repo.commit({**own, **compute}, "a copy of nova's repository")
+    assert detect(Revision.at(Repo(repo.top), both)).documents == ("placement-api-ref/source",)
+    # nova's reference changes: not this project's documents
+    compute_only = repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace(
+        "  - status: status\n", "")}, "nova's servers")
+    code, [report], _ = check(run_cli, monkeypatch, repo, both, compute_only)
+    assert (code, report["verdict"], report["changes"]) == (0, "not-required", [])
+    moved = repo.commit({**{name: None for name in (*own, *compute)},
+                         **{name.replace("placement-api-ref", "api-ref"): text
+                            for name, text in own.items()}}, "move the api-ref directories")
+    code, [report], err = check(run_cli, monkeypatch, repo, compute_only, moved)
+    assert (code, report["verdict"], report["changes"]) == (0, "not-required", [])
+    assert report["bookkeeping"]["old_max"] == "1.1" and "nothing to compare" not in err
 
 
 def zun_name_type(kind: str) -> dict[str, str]:
