@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from needs_microversion.compare.corrections import with_evidence
 from needs_microversion.compare.lines import with_lines
-from needs_microversion.compare.merge import without_told_announcements
+from needs_microversion.compare.merge import beside_one_microversion, without_told_announcements
 from needs_microversion.compare.operations import Comparer
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import Snapshot
@@ -20,5 +20,5 @@ __all__ = ["compare", "with_lines"]
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
-    changes = without_told_announcements(Comparer(old, new).changes())
-    return with_evidence(changes, old, new)
+    changes = with_evidence(without_told_announcements(Comparer(old, new).changes()), old, new)
+    return beside_one_microversion(changes) if new.source == "api-ref" else changes

@@ -1,6 +1,7 @@
 """Changes seen several times become one: the same difference in every media type of a
 body, the several ways one element changed, and prose announcing what a structured change
-of the same operation already shows."""
+of the same operation already shows. Changes read beside each other: an element added
+with no version note by a change that documents one microversion."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from needs_microversion.model.change import BODY_AREAS, Change
+from needs_microversion.model.change import BODY_AREAS, HEADER_AREAS, QUERY_AREAS, Area, Change
 from needs_microversion.model.records import evolve
 from needs_microversion.model.versions import Version
 
@@ -73,6 +74,32 @@ def without_told_announcements(changes: Iterable[Change]) -> list[Change]:
     shown = {(c.op_key, c.gated) for c in changes
              if c.gated is not None and c.aspect != "announcement"}
     return [c for c in changes if c.aspect != "announcement" or (c.op_key, c.gated) not in shown]
+
+
+def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
+    """Elements added at every version (a body attribute, a parameter, a header, an
+    operation) by a change whose every other addition starts at one microversion V (manila
+    documenting 2.80's backups: four limits fields, two with `min_version: 2.80`, and a
+    `source_backup_id` filter with none): the change documents V and missed a version note,
+    so they are read as added at V (inferred). A forgotten microversion is still one: V is
+    then above what the code serves. Additions at several microversions, or evidence that
+    the document only catches up, leave them alone. (api-ref only, where version notes are
+    written by hand: a generated OpenAPI document that gates one field and not another
+    means it.)"""
+    changes = list(changes)
+    versions = {c.gated for c in changes if c.gated is not None and c.kind == "added"
+                and c.area in _JOINING}
+    if len(versions) != 1:
+        return changes
+    version = versions.pop()
+    return [evolve(gate(c, version), everywhere=False, inferred=True)
+            if c.gated is None and c.kind == "added" and c.area in _JOINING
+            and c.evidence is None else c for c in changes]
+
+
+# What a microversion adds and a document may forget to mark.
+_JOINING: frozenset[Area] = frozenset({
+    "operation", *BODY_AREAS, *QUERY_AREAS, *HEADER_AREAS})
 
 
 def gate(change: Change, version: Version) -> Change:

@@ -75,6 +75,40 @@ def test_the_same_change_with_the_bump_forgotten_fails(tmp_path: Path, monkeypat
     assert "next microversion: 2.2" in out
 
 
+def nova_locked_and_pinned() -> dict[str, str]:
+    """`locked` from 2.2 and `pinned` beside it with no version note."""
+    tree = nova_locked("2.2")
+    tree["api-ref/source/parameters.yaml"] += LOCKED.replace("locked", "pinned")
+    tree["api-ref/source/servers.inc"] = tree["api-ref/source/servers.inc"].replace(
+        "  - locked: locked\n", "  - locked: locked\n  - pinned: pinned\n")
+    return tree
+
+
+def test_an_addition_without_a_note_beside_one_microversion_joins_it(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = nova_like(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit({**nova_locked_and_pinned(), "nova/api/openstack/compute/servers.py":
+                        "# locked, pinned\n"}, "2.2", max_version="2.2", history="2.2")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert (code, report["verdict"]) == (0, "required")
+    by_pointer = {c["pointer"]: c for c in report["changes"]}
+    assert {p: (c["gated"], c["provided"], c["inferred"]) for p, c in by_pointer.items()} == {
+        "/locked": ("2.2", True, False), "/pinned": ("2.2", True, True)}
+
+
+def test_an_addition_without_a_note_beside_a_forgotten_microversion_still_fails(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = nova_like(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit(nova_locked_and_pinned(), "2.2, the bump forgotten")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 1
+    added = [c for c in report["changes"] if c["id"] == "attribute-added"]
+    assert [(c["pointer"], c["gated"], c["provided"]) for c in added] == [
+        ("/locked", "2.2", False), ("/pinned", "2.2", False)]
+
+
 def test_documentation_only_catches_up(tmp_path: Path, monkeypatch, run_cli) -> None:
     repo = nova_like(tmp_path / "nova")
     base = repo.commit({}, "base")
