@@ -54,3 +54,13 @@ def test_a_record_it_would_copy_wrongly_is_refused() -> None:
 
     with pytest.raises(TypeError, match="does not copy Checked"):
         evolve(Checked(1), value=-1)
+
+
+def test_an_identity_tells_values_apart_as_their_json_does() -> None:
+    def identity(new: object) -> object:
+        return replace(CHANGE, new=new).identity
+
+    assert identity({"type": "string", "required": False}) == identity(
+        {"required": False, "type": "string"})  # key order is no difference
+    assert len({identity({"a": 1}), identity({"a": True}), identity({"a": 1.0}),
+                identity({"a": "1"}), identity({"a": [1]}), identity("1"), identity(1)}) == 7

@@ -157,9 +157,12 @@ _PLAIN = (str, int, bool, type(None))
 
 
 def _canon(value: Any) -> Any:
-    # Most values are None or a string: no dump. The type keeps 1, 1.0 and True apart, as
-    # their JSON does (floats are dumped: NaN is equal to itself only as text).
+    # Most values are None, a string or a summary of plain values ({"type": ..., "required":
+    # ...}): no dump. The type keeps 1, 1.0 and True apart, as their JSON does (floats are
+    # dumped: NaN is equal to itself only as text).
     kind = type(value)
     if kind in _PLAIN:
         return kind, value
+    if kind is dict and all(type(k) is str and type(v) in _PLAIN for k, v in value.items()):
+        return tuple(sorted((k, type(v), v) for k, v in value.items()))
     return json.dumps(value, sort_keys=True, default=str)
