@@ -15,6 +15,7 @@ from needs_microversion.loaders.apiref.parameters_yaml import YamlFile, load_yam
 from needs_microversion.loaders.apiref.tree import Tree
 from needs_microversion.model.versions import Version, VersionRange, parse_version
 
+
 @dataclass
 class Context:
     """What reading one tree shares across files: resolution, caches, warnings, versions."""
