@@ -20,5 +20,5 @@ __all__ = ["compare", "with_lines"]
 
 
 def compare(old: Snapshot, new: Snapshot) -> list[Change]:
-    changes = with_evidence(without_told_announcements(Comparer(old, new).changes()), old, new)
-    return beside_one_microversion(changes) if new.source == "api-ref" else changes
+    changes = without_told_announcements(Comparer(old, new).changes())
+    return beside_one_microversion(with_evidence(changes, old, new))

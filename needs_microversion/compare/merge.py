@@ -77,15 +77,15 @@ def without_told_announcements(changes: Iterable[Change]) -> list[Change]:
 
 
 def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
-    """Elements added at every version (a body attribute, a parameter, a header, an
-    operation) by a change whose every other addition starts at one microversion V (manila
+    """Elements added at every version (a body attribute, a parameter, a header, a status
+    code, an operation) by a change whose every other addition starts at one microversion V (manila
     documenting 2.80's backups: four limits fields, two with `min_version: 2.80`, and a
     `source_backup_id` filter with none): the change documents V and missed a version note,
     so they are read as added at V (inferred). A forgotten microversion is still one: V is
     then above what the code serves. Additions at several microversions, or evidence that
-    the document only catches up, leave them alone. (api-ref only, where version notes are
-    written by hand: a generated OpenAPI document that gates one field and not another
-    means it.)"""
+    the document only catches up, leave them alone; so does a change with no addition at a
+    microversion (an attribute added with no `min-ver` while the maximum goes up is no part
+    of anything: it leaks into every older microversion)."""
     changes = list(changes)
     versions = {c.gated for c in changes if c.gated is not None and c.kind == "added"
                 and c.area in _JOINING}
@@ -99,7 +99,7 @@ def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
 
 # What a microversion adds and a document may forget to mark.
 _JOINING: frozenset[Area] = frozenset({
-    "operation", *BODY_AREAS, *QUERY_AREAS, *HEADER_AREAS})
+    "operation", "status-code", *BODY_AREAS, *QUERY_AREAS, *HEADER_AREAS})
 
 
 def gate(change: Change, version: Version) -> Change:

@@ -23,10 +23,11 @@ def gates(changes: list[Change]) -> list[tuple[str, Version | None, bool]]:
 
 def test_an_addition_without_a_note_joins_the_one_microversion() -> None:
     result = beside_one_microversion([change("/locked", V22), change("/pinned"),
-                                      change("limit", area="query-parameter")])
+                                      change("limit", area="query-parameter"),
+                                      change("", area="status-code")])
     assert [(c.pointer, c.gated, c.seen_at, c.inferred, c.everywhere) for c in result] == [
         ("/locked", V22, V22, False, False), ("/pinned", V22, V22, True, False),
-        ("limit", V22, V22, True, False)]
+        ("limit", V22, V22, True, False), ("", V22, V22, True, False)]
 
 
 def test_two_microversions_leave_it_alone() -> None:
@@ -42,5 +43,6 @@ def test_no_microversion_leaves_it_alone() -> None:
 def test_what_only_catches_up_or_is_not_an_addition_stays() -> None:
     late = Evidence("shown-in-example", "the old example shows it")
     assert gates([change("/locked", V22), change("/shown", evidence=late),
-                  change("/gone", kind="removed"), change("", area="status-code")])[1:] == [
+                  change("/gone", kind="removed"),
+                  change("", area="status-code", kind="removed")])[1:] == [
         ("/shown", None, False), ("/gone", None, False), ("", None, False)]
