@@ -19,17 +19,40 @@ _PYTHON = {"None": "null", "True": "true", "False": "false"}
 _OPENERS = {"{": "}", "[": "]"}
 
 
+# Real samples nest a dozen levels; what the loader walks below must stay far from Python's
+# recursion limit.
+MAX_DEPTH = 100
+
+
 def loads(text: str) -> object:
     """The JSON value of `text`, repaired as above; ValueError (the strict parser's own
-    message) when even the repaired text is not JSON."""
+    message) when even the repaired text is not JSON, or when it nests deeper than
+    MAX_DEPTH."""
     try:
-        return json.loads(text)
+        return _shallow(json.loads(text))
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
         problem = exc
     try:
-        return json.loads(_repaired(text), strict=False)
+        return _shallow(json.loads(_repaired(text), strict=False))
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError:
         raise problem from None
+
+
+def _shallow(value: object) -> object:
+    """`value`, if it nests at most MAX_DEPTH levels (walked without recursion)."""
+    level: list[object] = [value]
+    for _ in range(MAX_DEPTH):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return value
+    if any(isinstance(item, (dict, list)) for item in level):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def _repaired(text: str) -> str:

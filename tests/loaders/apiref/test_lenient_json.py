@@ -117,3 +117,24 @@ def test_a_sample_fixed_for_a_missing_comma_moves_no_field(run_cli: Any,
     code, out, _ = run_cli("diff", str(old), str(new), "--format", "json")
     report = json.loads(out)
     assert (code, report["verdict"], report["changes"]) == (0, "not-required", [])
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 101 + "]" * 101,  # deeper than the loader walks
+    "[" * 100_000 + "]" * 100_000,  # deeper than Python's parser recurses
+    '{"a": 1\n "b": ' + "[" * 100_000 + "]" * 100_000 + "}",  # the same, repaired
+])
+def test_a_sample_nested_too_deeply_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="nested deeper than 100 levels"):
+        loads(text)
+    assert loads("[" * 100 + "]" * 100)  # as deep as it may be
+
+
+def test_a_sample_nested_too_deeply_is_a_warning_not_a_crash(run_cli: Any,
+                                                               tmp_path: Path) -> None:
+    old = _tree(tmp_path / "old", ",")
+    new = _tree(tmp_path / "new", ",")
+    (new / "samples" / "model-list-response.json").write_text(
+        '{"context": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, out, err = run_cli("diff", str(old), str(new), "--format", "json")
+    assert code in (0, 1) and "nested deeper than 100 levels" in err
