@@ -5,8 +5,8 @@ fixed a missing comma every row seemed to move (watcher's data model list, manil
 rules, ironic's BIOS settings). A reader sees the intended structure through the common
 slips, so `loads` does too: a missing `,` between members or items, a missing `:` after a
 key, a trailing or doubled `,`, Python's `None`/`True`/`False`, raw control characters in
-strings. The repair walks the tokens with a small state machine; it never guesses past a
-token it does not know, and the repaired text must still parse as JSON.
+strings, a byte-order mark. The repair walks the tokens with a small state machine; it
+never guesses past a token it does not know, and the repaired text must still parse as JSON.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def loads(text: str) -> object:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
         problem = exc
-    try:
-        return _shallow(json.loads(_repaired(text), strict=False))
+    try:  # a byte-order mark is invisible to a reader
+        return _shallow(json.loads(_repaired(text.removeprefix("\ufeff")), strict=False))
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError:

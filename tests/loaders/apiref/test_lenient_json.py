@@ -20,6 +20,7 @@ from needs_microversion.loaders.apiref.lenient_json import loads
     ('{"a": None, "b": True, "c": False}', {"a": None, "b": True, "c": False}),
     ('{"s": "tab\there"}', {"s": "tab\there"}),  # a raw control character in a string
     ('{"s": "None, True", "t": "x\\" \\"y"}', {"s": "None, True", "t": 'x" "y'}),  # strings kept
+    ('\ufeff{"a": 1}', {"a": 1}),  # a byte-order mark
     ('[]', []), ('{}', {}), ('"x"', "x"),
 ])
 def test_slips_a_reader_sees_through_are_mended(text: str, value: Any) -> None:
