@@ -2,6 +2,7 @@ from __future__ import annotations
 
 
 from needs_microversion.model.verdict import REQUIRED, Finding
+from needs_microversion.model.versions import Version, parse_version
 from needs_microversion.rules.base import Context, OverrideRule
 
 
@@ -28,8 +29,12 @@ class DocumentationOnly(OverrideRule):
 
     No microversion needed when
         Always, for these findings. Changes gated on a microversion above the released
-        maximum keep their verdict (they document a microversion, new or in progress), and
-        so does a raised maximum or a version the code does not serve.
+        maximum that the code serves keep their verdict (they document a microversion in
+        progress, provided by the version file). Changes gated on a microversion the code
+        does not serve yet, and a history entry or release note naming one, are the
+        document running ahead of the code (senlin documented 1.7's services API before
+        the code raised its maximum): the change itself needs none, the microversion belongs
+        to the change that raises the version file, and the report says so.
 
     Options
         None; a change that touches code (any file outside documentation, tests and tooling)
@@ -43,9 +48,29 @@ class DocumentationOnly(OverrideRule):
 
     def override(self, finding: Finding, context: Context) -> Finding:
         change = finding.change
-        if context.options.code_changed is not False or finding.verdict != REQUIRED \
-                or change.gated is not None or change.area == "version":
+        if context.options.code_changed is not False or finding.verdict != REQUIRED:
+            return finding
+        ahead = _ahead_of_the_code(finding, context)
+        if ahead is not None:
+            return self.not_required(finding, f"the change touches only documentation and "
+                                     f"tests, and the code does not serve {ahead} yet (its "
+                                     f"maximum is {context.new_max}): the document runs "
+                                     "ahead of the code; the change that raises the version "
+                                     f"file to {ahead} is the one that needs it")
+        if change.gated is not None or change.area == "version":
             return finding
         return self.not_required(finding, "the change touches only documentation and tests, "
                                  "not the API's code, so the document catches up or is "
                                  "corrected; check the code already behaves this way")
+
+
+def _ahead_of_the_code(finding: Finding, context: Context) -> Version | None:
+    """The microversion a finding documents above what the code serves (None: none)."""
+    served = context.new_max
+    if served is None:
+        return None
+    change = finding.change
+    if change.gated is not None and change.gated > served:
+        return change.gated
+    named = parse_version(change.new) if finding.id == "version-not-served" else None
+    return named if named is not None and named > served else None

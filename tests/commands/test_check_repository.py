@@ -101,12 +101,26 @@ def test_an_addition_without_a_note_beside_a_forgotten_microversion_still_fails(
         tmp_path: Path, monkeypatch, run_cli) -> None:
     repo = nova_like(tmp_path / "nova")
     base = repo.commit({}, "base")
-    head = repo.commit(nova_locked_and_pinned(), "2.2, the bump forgotten")
+    head = repo.commit({**nova_locked_and_pinned(), "nova/api/openstack/compute/servers.py":
+                        "# locked, pinned\n"}, "2.2, the bump forgotten")
     code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
     assert code == 1
     added = [c for c in report["changes"] if c["id"] == "attribute-added"]
     assert [(c["pointer"], c["gated"], c["provided"]) for c in added] == [
         ("/locked", "2.2", False), ("/pinned", "2.2", False)]
+
+
+def test_documentation_ahead_of_the_code_needs_no_microversion_itself(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    """senlin documented 1.7's services API before the code raised its maximum: a change of
+    documents alone changes no API; the change that raises the version file needs 2.2."""
+    repo = nova_like(tmp_path / "nova")
+    base = repo.commit({}, "base")
+    head = repo.commit(nova_locked("2.2"), "api-ref: document 2.2 before its code")
+    code, [report], _ = check(run_cli, monkeypatch, repo, base, head)
+    assert (code, report["verdict"], ids(report)) == (0, "not-required", ["documentation-only"])
+    assert "the code does not serve 2.2 yet (its maximum is 2.1)" in report["changes"][0][
+        "message"]
 
 
 def test_documentation_only_catches_up(tmp_path: Path, monkeypatch, run_cli) -> None:
