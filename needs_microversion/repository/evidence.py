@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from needs_microversion.model.versions import mentioned_versions
 from needs_microversion.errors import InputError
+from needs_microversion.model.versions import Version, mentioned_versions, raised
 from needs_microversion.repository.historydoc import versions_listed
-from needs_microversion.repository.layout import Layout
-from needs_microversion.repository.releases import Release, released
-from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import VersionFile, read_version_file
-from needs_microversion.model.versions import Version, raised
+
+if TYPE_CHECKING:  # the record is used by a plain diff, which never imports git
+    from needs_microversion.repository.layout import Layout
+    from needs_microversion.repository.releases import Release
+    from needs_microversion.repository.revision import Revision
 
 # Files that describe or test the API but cannot change what it does.
 _DOC_FOLDERS = ("doc/", "docs/", "api-ref/", "releasenotes/", "specs/", "api-guide/")
@@ -76,6 +78,8 @@ def gather(old: Revision, new: Revision, layout: Layout,
     `strict`: a version file that a side holds but that declares no maximum is an error (a
     configured one); otherwise it only counts as unknown (a place found at another revision:
     nova's first version file had no maximum yet)."""
+    from needs_microversion.repository.releases import released  # reads tags through git
+
     old_file = _version_file(old, layout, strict)
     new_file = _version_file(new, layout, strict)
     history_added: set[Version] = set()

@@ -23,11 +23,14 @@ import fnmatch
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from needs_microversion.errors import InputError
 from needs_microversion.profiles import PROFILES
-from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import read_version_file
+
+if TYPE_CHECKING:  # read through a Revision handed in; a plain diff never imports git
+    from needs_microversion.repository.revision import Revision
 
 RELEASE_NOTES = "releasenotes/notes"
 
