@@ -26,6 +26,8 @@ class DocumentationOnly(OverrideRule):
     Example
         A change that only edits `api-ref/source/servers.inc` to add the missing
         `OS-EXT-STS:locked` response attribute: `documentation-only`, not `attribute-added`.
+        senlin's "API documentation for services": `GET /services` documented at 1.7 while
+        the version file says 1.6: `documentation-only`, the document runs ahead.
 
     No microversion needed when
         Always, for these findings. Changes gated on a microversion above the released
