@@ -92,7 +92,7 @@ def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
     if len(versions) != 1:
         return changes
     version = versions.pop()
-    return [evolve(gate(c, version), everywhere=False, inferred=True)
+    return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True)
             if c.gated is None and c.kind == "added" and c.area in _JOINING
             and c.evidence is None else c for c in changes]
 
