@@ -235,7 +235,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     """Compare and judge; repository evidence adds the API's maximum as a change and gates
     the changes of documents that write no microversion (`repository.judging`). The
     validation problems are waited for only after the comparison, which they never change."""
-    changes = with_lines(compare(old, new), (old, new))
+    changes = with_lines(compare(old, new, options.documentation_catch_up), (old, new))
     if validation is not None:
         old, new = validation.attach(old, new)
     experimental = experimental_operations(old, {c.op_key for c in changes},

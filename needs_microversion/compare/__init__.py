@@ -19,6 +19,8 @@ from needs_microversion.model.snapshot import Snapshot
 __all__ = ["compare", "with_lines"]
 
 
-def compare(old: Snapshot, new: Snapshot) -> list[Change]:
+def compare(old: Snapshot, new: Snapshot, catch_up: bool = True) -> list[Change]:
+    """The changes from `old` to `new`; `catch_up`: look for the evidence rule catch-up
+    judges (off, only what rule correction reads is looked for)."""
     changes = without_told_announcements(Comparer(old, new).changes())
-    return beside_one_microversion(with_evidence(changes, old, new))
+    return beside_one_microversion(with_evidence(changes, old, new, catch_up))

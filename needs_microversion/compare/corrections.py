@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 
 from needs_microversion.compare.majors import older_major
-from needs_microversion.compare.representation import documented_on_resource
+from needs_microversion.compare.representation import Listing, documented_on_resource
 from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import (
     ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence,
     direction)
 from needs_microversion.model.extensions import UNVERIFIED_KEY
+from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
 from needs_microversion.model.versions import FLOOR, Version
@@ -32,9 +32,20 @@ _DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
 _BODILESS = ("GET", "HEAD", "DELETE")  # methods whose requests carry no body
 
 
-def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Change]:
+def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
+                  catch_up: bool = True) -> list[Change]:
+    """Changes with the evidence found for them; with rule catch-up off (OpenAPI documents,
+    generated from the code), only a rewrite's, which rule correction reads: the other
+    finders' evidence would only keep changes from rules that judge them (a third of a large
+    comparison is spent looking for it)."""
     changes = list(changes)
+    if not catch_up:
+        paired = rewrites(changes, old, new)
+        return [evolve(c, evidence=paired[id(c)])
+                if id(c) in paired and c.evidence is None and c.gated is None else c
+                for c in changes]
     moved = nesting_reread(changes)
+    moved.update(wrapper_reread(changes, old, new, moved))
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
     urls: _Urls | None = None
     marked = _Unverified(old, new)
@@ -52,7 +63,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot) -> li
                 or frozen.get(id(change)) or paired.get(id(change)) \
                 or marked.evidence(change) or resource.get(id(change))
             if evidence is not None:
-                change = replace(change, evidence=evidence)
+                change = evolve(change, evidence=evidence)
         out.append(change)
     return out
 
@@ -138,6 +149,51 @@ def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:
                 rest[0], came[0], f"; its definition is corrected too "
                 f"({_differences(rest[0].old, came[0].new)})")
     return found
+
+
+def wrapper_reread(changes: list[Change], old: Snapshot, new: Snapshot,
+                   found: dict[int, Evidence]) -> dict[int, Evidence]:
+    """A wrapper that only an example implied (an inferred object, no row of its own) gone,
+    and rows the old document placed inside it now at its level, with the same types (or the
+    other way round): ironic's vendor passthru methods sat inside `lookup` while a sample
+    showed them so, and moved up when the sample went. The rows did not move; the guess
+    did. Changes in `found` are already explained."""
+    body = [c for c in changes if c.area in BODY_AREAS and c.gated is None and c.pointer
+            and c.kind in ADDED_OR_REMOVED and id(c) not in found]
+    wrappers = [c for c in body if c.inferred and _summary_type(c) == "object"]
+    if not wrappers:
+        return {}
+    listing = Listing(old, new)
+    moved: dict[int, Evidence] = {}
+    for wrapper in wrappers:
+        parent = wrapper.pointer.rsplit("/", 1)[0]
+        # The rows left the wrapper (it was the old document's) or went into it (the new's).
+        document = 0 if wrapper.kind == "removed" else 1
+        rows = [c for c in body if c.kind != wrapper.kind and id(c) not in moved
+                and (c.op_key, c.area, c.status, c.media) == (
+                    wrapper.op_key, wrapper.area, wrapper.status, wrapper.media)
+                and c.pointer.rsplit("/", 1)[0] == parent
+                and listing.listed_at(document, c.op_key, direction(c), wrapper.pointer[1:]
+                                      + "/" + c.pointer.rsplit("/", 1)[1], c.old or c.new)]
+        for row in rows:
+            inside, outside = (wrapper.pointer + "/" + row.pointer.rsplit("/", 1)[1],
+                               row.pointer)
+            before, now = (inside, outside) if wrapper.kind == "removed" else (outside, inside)
+            moved[id(row)] = Evidence(
+                "nesting-reread", f"the table documents the same field; where it sits was "
+                f"inferred ({before} before, {now} now), so the document did not move it; "
+                "check an example shows it there")
+        if rows:
+            moved[id(wrapper)] = Evidence(
+                "nesting-reread", f"{wrapper.pointer} was only inferred (from an example), "
+                f"and the rows it held are now documented at its level; check an example "
+                "shows them there")
+    return moved
+
+
+def _summary_type(change: Change) -> object:
+    summary = change.old if change.kind == "removed" else change.new
+    return summary.get("type") if isinstance(summary, dict) else None
 
 
 def _differences(old: object, new: object) -> str:

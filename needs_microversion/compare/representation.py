@@ -75,6 +75,14 @@ class Listing:
         return _same_types(types, self.sides[0].types(op, side, place)) \
             and self.sides[1].types(op, side, place) is not _MISSING
 
+    def listed_at(self, document: int, op: OpKey, side: str, path: str,
+                  summary: object) -> bool:
+        """Whether the old (`document` 0) or new (1) document lists, at `path` of an
+        operation's bodies (`lookup/async`, `nodes/*/name`), an attribute of the types
+        `summary` names."""
+        return _same_types(_types(summary),
+                           self.sides[document].types(op, side, _Place(path, frozenset())))
+
     def lists_added(self, op: OpKey, change: Change) -> bool:
         """Whether `op` lists, where it stands, the body attribute `change` adds."""
         place = _Place(change.pointer.removeprefix("/"), frozenset())

@@ -30,7 +30,8 @@ class CatchUp(Rule):
         `{ind_ident}@{component}`, is one route); a detailed list (`GET /servers/detail`)
         given the envelope its list already had; a body attribute that moves only because
         where a flat api-ref table puts it was inferred (the same name, type and required
-        flag, removed here and added there). And
+        flag, removed here and added there), and a wrapper only an example implied, gone (or
+        come) with the rows it held now at its level. And
         changes to what the old tree itself says is not yet checked against the code: a file
         that starts with `.. needs:method_verification` (its methods, URLs and status codes),
         `needs:parameter_verification` (its table rows) or `needs:body_verification` (its

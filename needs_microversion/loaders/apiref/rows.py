@@ -3,7 +3,8 @@ the parameter goes, and its microversions (fields, or sentences of its descripti
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from needs_microversion.loaders.apiref import availability, prose
 from needs_microversion.loaders.apiref.context import Context
 from needs_microversion.loaders.apiref.parameters_yaml import YamlFile, param_def
 from needs_microversion.loaders.apiref.records import Row
-from needs_microversion.model.versions import VersionRange
+from needs_microversion.model.versions import ALL, Version, VersionRange
 
 _WHERE = ("header", "path", "query", "body")
 
@@ -75,3 +76,38 @@ def stated_range(ctx: Context, fields: Mapping[str, Any], versions: VersionRange
         return None
     ctx.saw(found)
     return found
+
+
+def with_complements(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """Rows of one name at one place, read as version variants: where every row but one
+    is bounded on one side (`events: instance_action_events_2_50` with `max_version: 2.50`)
+    and the other row states no bounds (`events: instance_action_events_2_51`, its
+    `min_version` forgotten), that row is the rest of the range: from 2.51 on. A reviewer
+    reads the pair so; read as always there, it would overlap its sibling and seem to
+    change the older versions. Bounds read so are inferred."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for at, row in enumerate(rows):
+        groups.setdefault((row.where, row.name), []).append(at)
+    found = list(rows)
+    for members in groups.values():
+        open_rows = [at for at in members if rows[at].versions == ALL]
+        bounded = [rows[at].versions for at in members if rows[at].versions != ALL]
+        if len(open_rows) != 1 or not bounded:
+            continue
+        rest = _rest_of(bounded)
+        if rest is not None:
+            at = open_rows[0]
+            found[at] = dataclasses.replace(rows[at], versions=rest, inferred_versions=True)
+    return tuple(found)
+
+
+def _rest_of(ranges: Sequence[VersionRange]) -> VersionRange | None:
+    """The versions after (or before) ranges that all reach the same open end; None when
+    they are bounded on both sides or on different sides."""
+    if all(r.lo is None and r.hi is not None for r in ranges):
+        return VersionRange(max(r.hi for r in ranges if r.hi is not None).next(), None)
+    if all(r.hi is None and r.lo is not None for r in ranges):
+        lowest = min(r.lo for r in ranges if r.lo is not None)
+        if lowest.minor > 0:
+            return VersionRange(None, Version(lowest.major, lowest.minor - 1))
+    return None

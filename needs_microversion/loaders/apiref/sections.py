@@ -32,7 +32,7 @@ from needs_microversion.loaders.apiref.context import Context
 from needs_microversion.loaders.apiref.include import Selection, directive_options
 from needs_microversion.loaders.apiref.parameters_yaml import YamlFile
 from needs_microversion.loaders.apiref.records import Code, Example, Row, Section, Table
-from needs_microversion.loaders.apiref.rows import read_row
+from needs_microversion.loaders.apiref.rows import read_row, with_complements
 from needs_microversion.loaders.apiref.rst import Directive, Paragraph, Title
 from needs_microversion.loaders.apiref.tree import SourceFile
 from needs_microversion.model.versions import ALL, Version, VersionRange
@@ -269,8 +269,9 @@ class _FileReader:
             self.ctx.warn(where, "rest_parameters without parameters")
             return
         kind = self.kind_here()
-        rows = [row for row in (read_row(self.ctx, self.where(n), t, path, params, kind,
-                                         self.open_url()) for n, t in block.body) if row]
+        rows = list(with_complements([row for row in (
+            read_row(self.ctx, self.where(n), t, path, params, kind, self.open_url())
+            for n, t in block.body) if row]))
         if kind is None:
             kind = self.guess_kind(current, rows, where)
         versions, ranged = self.range_here()
