@@ -52,6 +52,9 @@ class Context:
     documented_late: Mapping[tuple[Any, ...], Version] = field(default_factory=dict)
     # Operations a 410 Gone retires at every version (compare tells why in `detail`).
     retired: frozenset[OpKey] = field(default=frozenset())
+    # Microversions the change's own version record names (a history document entry, a
+    # release note): what the change says it delivers.
+    announced: frozenset[Version] = field(default=frozenset())
 
     @classmethod
     def build(cls, options: Options, changes: Iterable[Change],
@@ -65,7 +68,9 @@ class Context:
         retired = frozenset(c.op_key for c in changes if c.area == "status-code"
                             and c.kind == "added" and c.status == "410" and c.gated is None
                             and c.detail.startswith("retired"))
-        return cls(options, fixed, old_max, new_max, late, retired)
+        announced = frozenset(c.gated for c in changes if c.area == "version"
+                              and c.detail == "named" and c.gated is not None)
+        return cls(options, fixed, old_max, new_max, late, retired, announced)
 
     def in_free_form_path(self, change: Change) -> bool:
         """The change adds or removes a key below a configured free-form object."""

@@ -33,10 +33,13 @@ class DocumentationOnly(OverrideRule):
         Always, for these findings. Changes gated on a microversion above the released
         maximum that the code serves keep their verdict (they document a microversion in
         progress, provided by the version file). Changes gated on a microversion the code
-        does not serve yet, and a history entry or release note naming one, are the
-        document running ahead of the code (senlin documented 1.7's services API before
-        the code raised its maximum): the change itself needs none, the microversion belongs
-        to the change that raises the version file, and the report says so.
+        does not serve yet are the document running ahead of the code (senlin documented
+        1.7's services API before the code raised its maximum): the change itself needs
+        none, the microversion belongs to the change that raises the version file, and the
+        report says so. Not when the change's own version history entry or release note
+        names that microversion: then the change says it delivers it (placement 1.39's
+        documents, tests, history entry and release note, the code written before), and a
+        version file left as it was is a forgotten bump.
 
     Options
         None; a change that touches code (any file outside documentation, tests and tooling)
@@ -67,12 +70,14 @@ class DocumentationOnly(OverrideRule):
 
 
 def _ahead_of_the_code(finding: Finding, context: Context) -> Version | None:
-    """The microversion a finding documents above what the code serves (None: none)."""
+    """The microversion a finding documents above what the code serves (None: none), where
+    the change's own history entry or release note does not name it: one that does says
+    it delivers that microversion, and the bump is missing, not early."""
     served = context.new_max
     if served is None:
         return None
     change = finding.change
-    if change.gated is not None and change.gated > served:
-        return change.gated
-    named = parse_version(change.new) if finding.id == "version-not-served" else None
-    return named if named is not None and named > served else None
+    found = change.gated if change.gated is not None else (
+        parse_version(change.new) if finding.id == "version-not-served" else None)
+    return found if found is not None and found > served \
+        and found not in context.announced else None

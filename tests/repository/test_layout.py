@@ -118,9 +118,10 @@ def test_history_document_entries() -> None:
             "2.2 (Maximum in Kilo)\n---------------------\n\nSecond.\n\n"
             "1.39 - Support any-traits\n~~~~~~~~~~~~~~~~~~~~~~~~~\n\nx\n\n"
             'REST_API_VERSION_HISTORY = """\n    * 2.3 - Third.\n"""\n'
-            "Not a title 2.9\n\nThe 2.8 release.\n")
+            "- **2.4**\n\n  Show the 'reserved' status (nova's first history, 2015).\n"
+            "Not a title 2.9\n\nThe 2.8 release.\n - **bold** 2.7\n")
     assert versions_listed(text) == {Version(2, 1), Version(2, 2), Version(1, 39),
-                                     Version(2, 3)}
+                                     Version(2, 3), Version(2, 4)}
     assert released_by_headings(text) == ("Kilo", Version(2, 2))
 
 
