@@ -69,6 +69,10 @@ def test_version_text_is_never_a_float() -> None:
     ("From v2.60, attaching a multiattach volume is supported.", "2.60"),
     ("as of v2.85 only delete_on_termination may change", "2.85"),
     ("Network ID has been added in v2.12.", "2.12"),
+    ("For API microversion less than 1.10, params in the query are inputs.", "1.10"),
+    ("For API microversion equal or greater than 1.10, the body is.", "1.10"),
+    ("on a microversion greater than or equal to 2.83", "2.83"),
+    ("An API version greater than 2.0 is needed.", ""),  # not a microversion as such
     ("The size grew from 1.5 to 2.0 GB.", ""),  # no "v": not a version
     ("Download it from v2.60.1.tar.gz", ""),  # a longer number
     ("Use microversion 3.0 here; version 12.5.1 of the library", "3.0"),

@@ -96,12 +96,17 @@ ALL = VersionRange()
 # the api-ref availability sentences, release notes): "microversion 2.31", "microversions
 # 1.25 - 1.32" (the first), "the 2.31 microversion", "API version 3.66", "version 2.42",
 # "API microversion v1.20", "since 1.37", and where a `v` says it is a version, "from v2.60"
-# ("as of v2.85", "added in v2.12"). The version is in group `a`, `b`, `c` or `d`.
+# ("as of v2.85", "added in v2.12"), and compared: "microversion less than 1.10", "equal or
+# greater than 1.10". The version is in group `a`, `b`, `c`, `d` or `e`.
 _MENTION = (r"(?:(?:the\s+)?(?:API\s+)?(?:micro-?)?versions?\s+v?(?P<a>\d{1,4}\.\d{1,4})"
             r"|(?:the\s+)?v?(?P<b>\d{1,4}\.\d{1,4})\s+(?:API\s+)?micro-?versions?"
             r"|\bsince\s+v?(?P<c>\d{1,4}\.\d{1,4})"
             r"|\b(?:from|after|as\s+of|starting\s+(?:with|from|in|at)|beginning\s+(?:with|from|in)"
-            r"|(?:added|new|introduced|available)\s+in)\s+v(?P<d>\d{1,4}\.\d{1,4}))(?![\d.]*\d)")
+            r"|(?:added|new|introduced|available)\s+in)\s+v(?P<d>\d{1,4}\.\d{1,4})"
+            r"|(?:API\s+)?micro-?versions?\s+(?:is\s+)?(?:(?:(?:equal\s+(?:to\s+)?or\s+)?"
+            r"(?:less|lower|older|earlier|greater|higher|newer|later)\s+than"
+            r"(?:\s+or\s+equal\s+to)?|below|above|prior\s+to)\s+v?(?P<e>\d{1,4}\.\d{1,4}))"
+            r")(?![\d.]*\d)")
 _MENTIONED = re.compile(_MENTION, re.IGNORECASE)
 # RST inline markup around words: ``literal``, **strong**, *emphasis*, `interpreted`.
 _MARKUP = re.compile(r"``|\*\*|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
@@ -109,13 +114,14 @@ _MARKUP = re.compile(r"``|\*\*|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 def version_mention() -> str:
     """The pattern (to compile case-insensitively, or to embed in a larger one) of a
-    microversion named in prose; the version is in group `a`, `b`, `c` or `d` (`mention_of`)."""
+    microversion named in prose; the version is in group `a` to `e` (`mention_of`)."""
     return _MENTION
 
 
 def mention_of(match: re.Match[str]) -> str:
     """The version text a match of `version_mention` found."""
-    return match.group("a") or match.group("b") or match.group("c") or match.group("d")
+    return match.group("a") or match.group("b") or match.group("c") or match.group("d") \
+        or match.group("e")
 
 
 def plain(text: str) -> str:
