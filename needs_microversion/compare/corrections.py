@@ -36,8 +36,8 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
                   catch_up: bool = True) -> list[Change]:
     """Changes with the evidence found for them; with rule catch-up off (OpenAPI documents,
     generated from the code), only a rewrite's, which rule correction reads: the other
-    finders' evidence would only keep changes from rules that judge them (a third of a large
-    comparison is spent looking for it)."""
+    finders' evidence would only keep changes from rules that judge them (looking for it
+    is 6% of a Stripe or Kubernetes run)."""
     changes = list(changes)
     if not catch_up:
         paired = rewrites(changes, old, new)
