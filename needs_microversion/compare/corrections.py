@@ -167,23 +167,26 @@ def wrapper_reread(changes: list[Change], old: Snapshot, new: Snapshot,
     moved: dict[int, Evidence] = {}
     for wrapper in wrappers:
         parent = wrapper.pointer.rsplit("/", 1)[0]
+        place = (wrapper.op_key, wrapper.area, wrapper.status, wrapper.media)
         # The rows left the wrapper (it was the old document's) or went into it (the new's).
         document = 0 if wrapper.kind == "removed" else 1
-        rows = [c for c in body if c.kind != wrapper.kind and id(c) not in moved
-                and (c.op_key, c.area, c.status, c.media) == (
-                    wrapper.op_key, wrapper.area, wrapper.status, wrapper.media)
-                and c.pointer.rsplit("/", 1)[0] == parent
-                and listing.listed_at(document, c.op_key, direction(c), wrapper.pointer[1:]
-                                      + "/" + c.pointer.rsplit("/", 1)[1], c.old or c.new)]
-        for row in rows:
-            inside, outside = (wrapper.pointer + "/" + row.pointer.rsplit("/", 1)[1],
-                               row.pointer)
-            before, now = (inside, outside) if wrapper.kind == "removed" else (outside, inside)
+        held = False
+        for row in body:
+            row_parent, name = row.pointer.rsplit("/", 1)
+            if row.kind == wrapper.kind or id(row) in moved or row_parent != parent \
+                    or (row.op_key, row.area, row.status, row.media) != place \
+                    or not listing.listed_at(document, row.op_key, direction(row),
+                                             f"{wrapper.pointer[1:]}/{name}",
+                                             row.old or row.new):
+                continue
+            inside = f"{wrapper.pointer}/{name}"
+            before, now = (inside, row.pointer) if document == 0 else (row.pointer, inside)
             moved[id(row)] = Evidence(
                 "nesting-reread", f"the table documents the same field; where it sits was "
                 f"inferred ({before} before, {now} now), so the document did not move it; "
                 "check an example shows it there")
-        if rows:
+            held = True
+        if held:
             moved[id(wrapper)] = Evidence(
                 "nesting-reread", f"{wrapper.pointer} was only inferred (from an example), "
                 f"and the rows it held are now documented at its level; check an example "
