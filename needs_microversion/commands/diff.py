@@ -142,14 +142,17 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
         request.old, request.new, validate=request.validate, strict=request.strict)
     with validation:  # a failure below ends the child still validating
         doc_maxima = (old.max_version, new.max_version)
-        if evidence is not None and evidence.old_max is not None \
-                and evidence.new_max is not None:
+        code_maxima = (evidence.old_max, evidence.new_max) if evidence else (None, None)
+        if code_maxima[0] is not None and code_maxima[1] is not None:
             # The code's maxima, both sides known: only they say what is provided.
-            old = replace(old, max_version=evidence.old_max)
-            new = replace(new, max_version=evidence.new_max)
+            old = replace(old, max_version=code_maxima[0])
+            new = replace(new, max_version=code_maxima[1])
         elif (raised := advertised_raise(old, new)) is not None:
-            new = replace(new, max_version=raised)
-            doc_maxima = (old.max_version, raised)
+            before, after = raised
+            new = replace(new, max_version=after)
+            if old.max_version is None:  # a tree with no markers (magnum's): the old
+                old = replace(old, max_version=before)  # sample said where the API stood
+            doc_maxima = (old.max_version, after)
         old = _with_version(old, request.old_version, "--old-version")
         new = _with_version(new, request.new_version, "--new-version")
         old, notes = _fold(old, service.released_max or (
@@ -159,7 +162,9 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
             catch_up = "api-ref" in (old.source, new.source)
         options = replace(options, documentation_catch_up=catch_up,
                           code_changed=evidence.code_changed if evidence else None)
-        report = diff_snapshots(old, new, options, evidence, doc_maxima, validation)
+        decide = None in code_maxima and request.old_version is None
+        report = diff_snapshots(old, new, options, evidence, doc_maxima, validation,
+                                documents_decide=decide)
         report = acknowledge(report, service.acknowledgements, datetime.date.today())
         if evidence is not None and (evidence.old_file or evidence.new_file):
             report = replace(report, bookkeeping=bookkeeping(
@@ -231,11 +236,14 @@ def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
 def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
                    evidence: Evidence | None = None,
                    doc_maxima: tuple[Version | None, Version | None] | None = None,
-                   validation: Validation | None = None) -> Report:
+                   validation: Validation | None = None, documents_decide: bool = True
+                   ) -> Report:
     """Compare and judge; repository evidence adds the API's maximum as a change and gates
     the changes of documents that write no microversion (`repository.judging`). The
-    validation problems are waited for only after the comparison, which they never change."""
-    changes = with_lines(compare(old, new, options.documentation_catch_up), (old, new))
+    validation problems are waited for only after the comparison, which they never change.
+    `documents_decide`: neither a version file nor the user says what the old maximum is."""
+    changes = with_lines(compare(old, new, options.documentation_catch_up, documents_decide),
+                         (old, new))
     if validation is not None:
         old, new = validation.attach(old, new)
     experimental = experimental_operations(old, {c.op_key for c in changes},
@@ -259,10 +267,7 @@ def _microversioned(snapshot: Snapshot) -> bool:
     markers came later)."""
     if snapshot.bounds or parse_version(snapshot.info(ADVERTISED_KEY)) is not None:
         return True
-    text = snapshot.document.text  # an OpenAPI file's text; an api-ref tree's operations
-    if not text and snapshot.source == "api-ref":
-        text = "\n\n".join(op.description for op in snapshot.operations.values())
-    return names_a_microversion(text)
+    return names_a_microversion(snapshot.prose())
 
 
 def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
@@ -353,12 +358,12 @@ def _with_version(snapshot: Snapshot, text: str | None, option: str) -> Snapshot
     return replace(snapshot, max_version=version)
 
 
-def advertised_raise(old: Snapshot, new: Snapshot) -> Version | None:
-    """The maximum the new version-discovery sample lists, when it moved up by one and is
-    above every microversion the new documents write: a raise no other line records (the
-    documents' own announcement of a microversion). A sample that moves by more was stale
-    and is only refreshed."""
+def advertised_raise(old: Snapshot, new: Snapshot) -> tuple[Version, Version] | None:
+    """The maxima the old and new version-discovery samples list, when the new moved up by
+    one and is above every microversion the new documents write: a raise no other line
+    records (the documents' own announcement of a microversion). A sample that moves by
+    more was stale and is only refreshed."""
     before, after = (parse_version(s.info(ADVERTISED_KEY)) for s in (old, new))
     if before is None or after is None or after != before.next():
         return None
-    return after if new.max_version is None or after > new.max_version else None
+    return (before, after) if new.max_version is None or after > new.max_version else None

@@ -19,8 +19,10 @@ from needs_microversion.model.snapshot import Snapshot
 __all__ = ["compare", "with_lines"]
 
 
-def compare(old: Snapshot, new: Snapshot, catch_up: bool = True) -> list[Change]:
+def compare(old: Snapshot, new: Snapshot, catch_up: bool = True,
+            documents_decide: bool = True) -> list[Change]:
     """The changes from `old` to `new`; `catch_up`: look for the evidence rule catch-up
-    judges (off, only what rule correction reads is looked for)."""
-    changes = without_told_announcements(Comparer(old, new).changes())
+    judges (off, only what rule correction reads is looked for); `documents_decide`: no
+    version file says which microversions exist (the documents' words do)."""
+    changes = without_told_announcements(Comparer(old, new, documents_decide).changes())
     return beside_one_microversion(with_evidence(changes, old, new, catch_up))

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
+from needs_microversion.compare.announcements import Announcements
 from needs_microversion.compare.merge import across_media_types, gate, one_per_element
 from needs_microversion.compare.samples import Samples, first_version, since
 from needs_microversion.compare.schema_diff import PairDiff, Rel
@@ -24,7 +25,7 @@ from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Parameter, Response, Snapshot)
 from needs_microversion.model.versions import (
-    Version, VersionRange, mentioned_versions, newly_mentioned, parse_version)
+    Version, VersionRange, mentioned_versions, parse_version)
 
 PARAM_AREAS: dict[str, Area] = {"path": "path-parameter", "query": "query-parameter",
                                 "header": "request-header", "cookie": "cookie-parameter"}
@@ -35,13 +36,15 @@ _MEDIA_AREA: dict[Direction, Area] = {"request": "request-media-type",
 
 
 class Comparer:
-    def __init__(self, old: Snapshot, new: Snapshot) -> None:
+    def __init__(self, old: Snapshot, new: Snapshot, documents_decide: bool = True) -> None:
+        """`documents_decide`: no version file says which microversions exist."""
         self.old, self.new = old, new
         self.taint = RefTaint(old, new)
         self.floor = first_version(old, new)
         self.samples = Samples(old, new, self.floor)
+        self.announcements = Announcements(old, documents_decide)
         self.search = SchemaSearch(old.schemas, new.schemas, self.taint, PairDiff(
-            old.schemas, new.schemas, old.max_version, self.floor))
+            old.schemas, new.schemas, self.announcements, self.floor))
         # Where rows carry their place in the sources (api-ref), equal rows may differ there.
         self._rows = any(s.source == "api-ref" or LOCATION_KEY in s.document.text
                          for s in (old, new))
@@ -173,12 +176,8 @@ class Comparer:
     def announced(self, op: _OpContext, area: Area, pointer: str, old_text: str, new_text: str,
                   old_at: Location | None, new_at: Location | None, status: str | None = None
                   ) -> list[Change]:
-        """Prose that starts announcing a microversion above the old maximum (inferred)."""
-        old_max = self.old.max_version
-        if old_max is None or old_text == new_text:
-            return []
-        major = old_max.major  # "TLS version 1.2" is no microversion of a 2.x API
-        versions = sorted(v for v in newly_mentioned(old_text, new_text, major) if v > old_max)
+        """Prose that starts announcing a microversion not yet there (inferred)."""
+        versions = self.announcements.news(old_text, new_text)
         return [op.change(area, "changed", "announcement", pointer=pointer, status=status,
                           detail=str(versions[0]), old=None, new=str(versions[0]),
                           old_location=old_at, new_location=new_at, gated=versions[0],

@@ -11,11 +11,12 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from needs_microversion.compare.announcements import Announcements
 from needs_microversion.compare.samples import since
 from needs_microversion.model.change import Aspect, Evidence, Kind
 from needs_microversion.model.extensions import EXAMPLE_KEY, EXAMPLE_UNLISTED_KEY
 from needs_microversion.model.schema import Prop, RawSchema, Schema, SchemaLookup
-from needs_microversion.model.versions import Version, newly_mentioned
+from needs_microversion.model.versions import Version
 
 
 class Rel(NamedTuple):
@@ -68,18 +69,16 @@ class PairDiff:
     """The own differences of schema pairs, and the pairs below them."""
 
     def __init__(self, old_table: SchemaLookup, new_table: SchemaLookup,
-                 old_max: Version | None, floor: Version) -> None:
+                 announcements: Announcements, floor: Version) -> None:
         self.old_table, self.new_table = old_table, new_table
-        self.old_max, self.floor = old_max, floor
+        self.announcements, self.floor = announcements, floor
 
     def own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
             ) -> Iterable[Rel | Child]:
         at: dict[str, Any] = {"old_at": sa.location, "new_at": sb.location,
                               "inferred": sa.inferred or sb.inferred}
-        if self.old_max is not None:
-            major = self.old_max.major
-            announced = sorted(v for v in newly_mentioned(_description(sa), _description(sb),
-                                                          major) if v > self.old_max)
+        if self.announcements.old_max is not None:
+            announced = self.announcements.news(_description(sa), _description(sb))
             if announced:
                 yield Rel("", "changed", "announcement", str(announced[0]), None,
                           str(announced[0]), sa.location, sb.location, True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from needs_microversion.model.document import Document
+from needs_microversion.model.extensions import PROSE_KEY
 from needs_microversion.model.schema import RawSchema, SchemaLookup
 from needs_microversion.model.versions import Version, VersionRange
 
@@ -167,3 +168,15 @@ class Snapshot:
         data = self.document.data
         info = data.get("info") if isinstance(data, dict) else None
         return info.get(key) if isinstance(info, dict) else None
+
+    def prose(self) -> str:
+        """What the document writes in words: an OpenAPI file's text; an api-ref tree's
+        files as written, and its operations' and parameters' descriptions (with the
+        versions of their captions spelt out)."""
+        if self.document.text or self.source != "api-ref":
+            return self.document.text
+        files = self.info(PROSE_KEY)
+        return "\n\n".join(text for op in self.operations.values()
+                            for text in (op.description, *(p.description
+                                                           for p in op.parameters.values()))
+                            if text) + (f"\n\n{files}" if isinstance(files, str) else "")

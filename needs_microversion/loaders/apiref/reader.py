@@ -90,7 +90,7 @@ from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
 from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
-from needs_microversion.model.extensions import ADVERTISED_KEY, UNVERIFIED_KEY
+from needs_microversion.model.extensions import ADVERTISED_KEY, PROSE_KEY, UNVERIFIED_KEY
 
 # An RST comment os-api-ref projects put atop a file until its part is checked against the
 # code (nova's 2016 burndown: method, parameter, example, body).
@@ -150,6 +150,7 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
                   and (what := sorted(set(_UNVERIFIED.findall(file.text))))}
     if unverified:
         document["info"][UNVERIFIED_KEY] = unverified
+    document["info"][PROSE_KEY] = "\n\n".join(file.text for file in tree.files)
     # Files are named from the tree's folder; with `display`, as the user wrote the folder.
     named = [posixpath.join(display, w) if display else w
              for w in (*tree.warnings, *ctx.warnings, *warnings)]

@@ -30,7 +30,7 @@ def test_what_a_discovery_document_lists(data: object, listed: list[Version]) ->
     assert discovered_versions(data) == listed
 
 
-def _tree(root: Path, advertised: str) -> Path:
+def _tree(root: Path, advertised: str, marked: bool = True) -> Path:
     (root / "samples").mkdir(parents=True)
     (root / "index.rst").write_text(".. include:: versions.inc\n.. include:: servers.inc\n")
     (root / "versions.inc").write_text("""\
@@ -65,8 +65,8 @@ Response
 server_id: {in: path, required: true, type: string, description: The server.}
 server: {in: body, required: true, type: object, description: The server.}
 name: {in: body, required: true, type: string, description: The name.}
-locked: {in: body, required: true, type: boolean, description: Locked., min_version: 2.5}
-""")
+locked: {in: body, required: true, type: boolean, description: Locked.%s}
+""" % (", min_version: 2.5" if marked else ""))
     sample = json.loads(json.dumps(NOVA))
     sample["versions"][1]["version"] = advertised
     (root / "samples" / "versions-get-resp.json").write_text(json.dumps(sample))
@@ -89,3 +89,15 @@ def test_the_sample_moving_by_one_raises_the_maximum(tmp_path: Path, run_cli, be
     assert code == 0  # raised by the documents themselves: provided
     code, text, _ = run_cli("diff", str(old), str(new))
     assert f"max microversion {header}" in text
+
+
+def test_a_tree_without_markers_stood_where_its_old_sample_said(tmp_path: Path,
+                                                               run_cli) -> None:
+    """magnum 942fa495b: no row writes a microversion, and the sample moves 2.3 -> 2.4."""
+    old, new = (_tree(tmp_path / side, version, marked=False)
+                for side, version in (("old", "2.3"), ("new", "2.4")))
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json")
+    report = json.loads(out)
+    assert (report["verdict"], [c["id"] for c in report["changes"]], code) == (
+        "required", ["maximum-raised"], 0)
+    assert "max microversion 2.3 -> 2.4, bumped" in run_cli("diff", str(old), str(new))[1]
