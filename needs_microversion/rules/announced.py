@@ -41,9 +41,9 @@ class Announced(Rule):
         no `--old-version`) says what the code serves, a version the old documents already
         name anywhere exists: nova's version page said "since microversion 2.27 the
         ``OpenStack-API-Version`` header may also be used" while its markers stopped at 2.26,
-        so a later paragraph about 2.27 documents it (`compare/announcements.py`). A raised maximum is always a
-        new microversion: it is the bump, so it is provided unless the code does not serve
-        it.
+        so a later paragraph about 2.27 documents it (`compare/announcements.py`). A raised
+        maximum is always a new microversion: it is the bump, so it is provided unless the
+        code does not serve it.
 
     Options
         None. Findings are marked inferred: they rest on prose.

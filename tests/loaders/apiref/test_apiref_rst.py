@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from needs_microversion.loaders.apiref.reader import load_apiref
 from needs_microversion.loaders.apiref.rst import Directive, Paragraph, RstDoc, Title, read_rst
 from needs_microversion.loaders.apiref.rst_docutils import read_with_docutils
-from test_apiref_helpers import DATA
+from test_apiref_helpers import DATA, operation, parameters
 
 CORPUS = DATA.parents[2].parent / "shared" / "corpus" / "apiref"
 
@@ -167,3 +167,66 @@ def test_a_title_that_skips_a_level_goes_to_docutils() -> None:
     doc = read_rst("Group\n=====\n\nOther\n-----\n\nShow\n====\n\nResponse\n~~~~~~~~\n")
     assert doc.suspicious and doc.messages[0][0] == 10
     assert not read_rst("A\n=\n\nB\n-\n\nC\n~\n\nD\n=\n\nE\n-\n").suspicious
+
+
+# -- a part of an operation underlined like the operation --------------------------------------
+_LEVELS_INC = """\
+Backups
+=======
+
+List backups with detail
+~~~~~~~~~~~~~~~~~~~~~~~~
+
+.. rest_method::  GET /v3/{project_id}/backups/detail
+
+Lists backups.
+
+Response codes
+~~~~~~~~~~~~~~
+
+.. rest_status_code:: success status.yaml
+
+   - 200
+
+Request
+-------
+
+.. rest_parameters:: parameters.yaml
+
+   - project_id: project_id_path
+   - with_count: with_count
+
+Notes
+~~~~~
+
+.. rest_parameters:: parameters.yaml
+
+   - marker: marker
+
+Show backup detail
+~~~~~~~~~~~~~~~~~~
+
+.. rest_method::  GET /v3/{project_id}/backups/{backup_id}
+
+Normal response codes: 200
+"""
+_LEVELS_YAML = """\
+project_id_path: {in: path, required: true, type: string, description: The project.}
+backup_id: {in: path, required: true, type: string, description: The backup.}
+with_count: {in: query, required: false, type: boolean, description: Count them.}
+marker: {in: query, required: false, type: string, description: Where to start.}
+"""
+
+
+def test_a_request_part_underlined_like_its_operation_stays_in_it(tmp_path: Path) -> None:
+    """cinder 12483f199 wrote "Response codes" with its operation's `~` underline (fixed the
+    next day): the tables below still belong to the operation, and its codes are read. A
+    title that names no request or response part ("Notes") still ends the operation."""
+    (tmp_path / "index.rst").write_text(".. include:: backups.inc\n")
+    (tmp_path / "backups.inc").write_text(_LEVELS_INC)
+    (tmp_path / "parameters.yaml").write_text(_LEVELS_YAML)
+    (tmp_path / "status.yaml").write_text("200:\n  default: OK\n")
+    document = load_apiref(tmp_path).document
+    listed = parameters(operation(document, "/backups/detail", "get"))
+    assert ("query", "with_count") in listed and ("query", "marker") not in listed
+    assert "200" in operation(document, "/backups/detail", "get")["responses"]
