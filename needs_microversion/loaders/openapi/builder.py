@@ -17,12 +17,13 @@ from needs_microversion.loaders.openapi import security
 from needs_microversion.loaders.openapi.keywords import DATA_KEYS, NAME_MAPS
 from needs_microversion.loaders.openapi.normalise import SchemaTable, range_of
 from needs_microversion.loaders.openapi.pathitems import METHODS, path_items
+from needs_microversion.loaders.openapi.serialization import exploded, serialization
 from needs_microversion.loaders.openapi.version_warnings import openstack_nodes, version_warnings
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
     ACTION_NAME_KEY, ASIDES_KEY, EXAMPLE_BODIES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY,
     is_container, openstack_range)
-from needs_microversion.model.schema import RawSchema, canonical
+from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, Response, Snapshot, path_shape, placeholders)
 from needs_microversion.model.versions import ALL, Version, VersionRange, parse_version
@@ -254,13 +255,8 @@ class SnapshotBuilder:
                 param = self.parameter(raw, (*params_pointer, str(i)))
                 if param is None:
                     continue
-                if param.where == "path" and param.name in names:
-                    key = ("path", str(names.index(param.name)))
-                elif param.where == "header":
-                    key = ("header", param.name.lower())
-                else:
-                    key = (param.where, param.name)
-                merged[key] = param  # operation-level entries override path-level ones
+                for one in exploded(param, self.schemas) or (param,):
+                    merged[_param_key(one, names)] = one  # an operation's entries win
         for i, name in enumerate(names):
             # A placeholder nobody declared is still part of the URL, and a URL segment is a
             # string: declaring it later as a required string documents it, changes nothing.
@@ -288,8 +284,7 @@ class SnapshotBuilder:
                              self.doc.display, line_of(self.doc, pointer))
         if where == "header" and name.lower() in _IGNORED_HEADERS:
             return None
-        serialization = {k: canonical(node[k]) for k in
-                         ("style", "explode", "allowReserved", "allowEmptyValue") if k in node}
+        sent = serialization(where, node)
         schema: RawSchema | None
         if where in ("body",):
             schema = self.raw_schema(node.get("schema"), (*node_pointer, "schema"), doc)
@@ -297,7 +292,7 @@ class SnapshotBuilder:
             schema = self.raw_schema(node["schema"], (*node_pointer, "schema"), doc)
         elif isinstance(node.get("content"), dict) and node["content"]:
             media, media_obj = next(iter(node["content"].items()))
-            serialization["content"] = str(media)
+            sent["content"] = str(media)
             schema = self.raw_schema(media_obj.get("schema") if isinstance(media_obj, dict)
                                      else None, (*node_pointer, "content", str(media), "schema"),
                                      doc)
@@ -307,7 +302,7 @@ class SnapshotBuilder:
         if schema is not None and isinstance(schema.node, dict):
             versions = versions.intersect(range_of(self.schemas.resolve(schema).node))
         return Parameter(name=name, where=where, required=node.get("required") is True,
-                         schema=schema, serialization=serialization, versions=versions,
+                         schema=schema, serialization=sent, versions=versions,
                          location=self.where(node_pointer, node),
                          inferred=bool(node.get(INFERRED_KEY)),
                          description=_text(node.get("description")))
@@ -447,6 +442,16 @@ def _spec_version(data: Mapping[str, Any], doc: Document) -> bool:
                          line_of(doc, ("swagger",)))
     raise InputError("not an OpenAPI or Swagger document (no 'openapi' or 'swagger' key)",
                      doc.display)
+
+
+def _param_key(param: Parameter, placeholders: list[str]) -> tuple[str, str]:
+    """Path parameters by position (a renamed placeholder is the same parameter), headers
+    whatever their case."""
+    if param.where == "path" and param.name in placeholders:
+        return "path", str(placeholders.index(param.name))
+    if param.where == "header":
+        return "header", param.name.lower()
+    return param.where, param.name
 
 
 def _text(*parts: Any) -> str:
