@@ -22,7 +22,7 @@ from needs_microversion.compare.rewrites import rewrites
 from needs_microversion.model.change import (
     ADDED_OR_REMOVED, BODY_AREAS, HEADER_AREAS, MEDIA_TYPE_AREAS, Area, Change, Evidence,
     direction)
-from needs_microversion.model.extensions import UNVERIFIED_KEY
+from needs_microversion.model.extensions import UNREAD_KEY, UNVERIFIED_KEY
 from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import schema_at
 from needs_microversion.model.snapshot import OpKey, Snapshot
@@ -49,6 +49,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
     urls: _Urls | None = None
     marked = _Unverified(old, new)
+    unread = _Unread(old)
     frozen = older_major(changes, old, new)
     resource = documented_on_resource(changes, old, new)
     out = []
@@ -61,7 +62,8 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
             evidence = evidence or envelope_of_list(change, old, new) \
                 or body_shown(change, old) or first_documented_code(change, old) \
                 or frozen.get(id(change)) or paired.get(id(change)) \
-                or marked.evidence(change) or resource.get(id(change))
+                or marked.evidence(change) or resource.get(id(change)) \
+                or unread.evidence(change)
             if evidence is not None:
                 change = evolve(change, evidence=evidence)
         out.append(change)
@@ -94,7 +96,7 @@ class _Unverified:
     def evidence(self, change: Change) -> Evidence | None:
         if not self.marked:
             return None
-        file = self._file(change)
+        file = _written_in(change, self.sides)
         phases = self.marked.get(file, ()) if file else ()
         phase = next((p for p in phases if change.area in _PHASE_AREAS.get(p, ())), None)
         if phase is None:
@@ -103,14 +105,45 @@ class _Unverified:
                         "verification` (not yet checked against the code); check the code "
                         "agrees")
 
-    def _file(self, change: Change) -> str | None:
-        """The file the operation is written in: the old one's, else the new one's."""
-        for side in self.sides:
-            if change.op_key in side.operations:
-                # api-ref locations are named from the tree's folder; the marks are not
-                return side.operations[change.op_key].location.file.removeprefix(
-                    side.document.display + "/")
-        return None
+
+
+class _Unread:
+    """A row the old table already listed, by name, whose reference parameters.yaml did not
+    define (so it was read as nothing): defining it documents the element late (nova's
+    os-services `binary`, listed in 2016 before any definition of it existed)."""
+
+    def __init__(self, old: Snapshot) -> None:
+        listed = old.info(UNREAD_KEY)  # an OpenAPI document may write anything there
+        self.listed = {file: {n for n in names if isinstance(n, str)}
+                       for file, names in listed.items() if isinstance(names, list)
+                       } if isinstance(listed, dict) else {}
+        self.old = old
+
+    def evidence(self, change: Change) -> Evidence | None:
+        if not self.listed or change.kind != "added" or change.op_key not in \
+                self.old.operations or change.area not in _ROW_AREAS:
+            return None
+        file = _written_in(change, (self.old,))
+        name = change.pointer.rstrip("/").rsplit("/", 1)[-1]
+        if file is None or name not in self.listed.get(file, ()):
+            return None
+        return Evidence("listed-undefined", f"the old {file} already listed `{name}` in its "
+                        "table, with no definition to read; it is documented late")
+
+
+# What a `rest_parameters` row can document.
+_ROW_AREAS: frozenset[Area] = frozenset({"path-parameter", "query-parameter",
+                                         "cookie-parameter", *HEADER_AREAS, *BODY_AREAS})
+
+
+def _written_in(change: Change, sides: Iterable[Snapshot]) -> str | None:
+    """The file the operation is written in: the first side's that has it."""
+    for side in sides:
+        if change.op_key in side.operations:
+            # api-ref locations are named from the tree's folder; the marks are not
+            return side.operations[change.op_key].location.file.removeprefix(
+                side.document.display + "/")
+    return None
 
 
 def nesting_reread(changes: list[Change]) -> dict[int, Evidence]:

@@ -32,6 +32,9 @@ ADVERTISED_KEY: Final = "x-needs-microversion-advertised"
 # On `info`: the files an api-ref tree marks unverified (`.. needs:method_verification`,
 # nova's and cyborg's burndown comments) and for what: {"servers.inc": ["body", "method"]}.
 UNVERIFIED_KEY: Final = "x-needs-microversion-unverified"
+# On `info`: the names of table rows an api-ref file lists whose reference parameters.yaml
+# does not define (the row is read as nothing): {"os-services.inc": ["binary"]}.
+UNREAD_KEY: Final = "x-needs-microversion-unread"
 # On `info`: the words of an api-ref tree's files, as written (read only to tell which
 # microversions the documents already name, `Snapshot.prose`).
 PROSE_KEY: Final = "x-needs-microversion-prose"

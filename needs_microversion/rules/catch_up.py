@@ -40,7 +40,9 @@ class CatchUp(Rule):
         which is frozen and takes no microversions, and the same change made to the newest;
         and an element the newest gains that an older one documented before and still does
         (the newest began as a copy of it) (`compare/majors.py`; URLs an older one drops
-        retire it, and are judged as such).
+        retire it, and are judged as such). And an element whose row the old table
+        already listed by name, though parameters.yaml had no definition for it (the row
+        was read as nothing).
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -72,7 +74,8 @@ class CatchUp(Rule):
                    "method-corrected", "url-still-documented", "envelope-matches-list",
                    "nesting-reread", "shown-in-example", "unverified-section",
                    "older-major-version", "documented-on-resource",
-                   "success-code-first-documented", "codes-first-documented")
+                   "success-code-first-documented", "codes-first-documented",
+                   "listed-undefined")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:

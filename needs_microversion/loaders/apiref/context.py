@@ -30,6 +30,8 @@ class Context:
     outside: list[str] = field(default_factory=list)  # example names outside the sandbox
     # what version-discovery samples list as the microversions each API version reaches
     advertised: list[Version] = field(default_factory=list)
+    # file -> names of the rows its tables list that no definition exists for
+    unread: dict[str, set[str]] = field(default_factory=dict)
 
     def warn(self, where: str, message: str) -> None:
         self.warnings.append(f"{where}: {message}")

@@ -72,6 +72,9 @@ the contract model has no place for global headers, and they never change per op
 Files that say they are not yet checked against the code, with the os-api-ref comment
 `.. needs:method_verification` (`parameter`, `example`, `body`), are listed on `info`:
   x-needs-microversion-unverified: {"limits.inc": ["example", "method"]}
+Rows whose reference parameters.yaml does not define are read as nothing (with a warning);
+their names are listed on `info` per file, since the table did list them:
+  x-needs-microversion-unread: {"os-services.inc": ["binary"]}
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
 from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
-from needs_microversion.model.extensions import ADVERTISED_KEY, PROSE_KEY, UNVERIFIED_KEY
+from needs_microversion.model.extensions import (
+    ADVERTISED_KEY, PROSE_KEY, UNREAD_KEY, UNVERIFIED_KEY)
 
 # An RST comment os-api-ref projects put atop a file until its part is checked against the
 # code (nova's 2016 burndown: method, parameter, example, body).
@@ -150,6 +154,8 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
                   and (what := sorted(set(_UNVERIFIED.findall(file.text))))}
     if unverified:
         document["info"][UNVERIFIED_KEY] = unverified
+    if ctx.unread:
+        document["info"][UNREAD_KEY] = {file: sorted(names) for file, names in ctx.unread.items()}
     document["info"][PROSE_KEY] = "\n\n".join(file.text for file in tree.files)
     # Files are named from the tree's folder; with `display`, as the user wrote the folder.
     named = [posixpath.join(display, w) if display else w

@@ -40,6 +40,7 @@ def read_row(ctx: Context, where: str, text: str, path: Path | None, params: Yam
     if definition is None:
         if not messages:
             ctx.warn(where, f"no definition for '{ref}' in {rel}; skipped")
+            ctx.unread.setdefault(where.rsplit(":", 1)[0], set()).add(name)
         return None
     location = f"{where} ({rel}:{definition.line})"
     place = str(definition.fields.get("in", "")).strip().lower()
@@ -50,6 +51,8 @@ def read_row(ctx: Context, where: str, text: str, path: Path | None, params: Yam
         return None
     if place == "body" and kind != "response" and "{" + name + "}" in url:
         place = "path"  # a URL placeholder defined `in: body` by mistake (manila)
+    elif place == "path" and kind == "response":
+        place = "body"  # a response has no URL: its table names a field of the body (nova)
     def_where = f"{rel}:{definition.line}"
     versions = ctx.bounds(definition.fields, def_where)
     stated = stated_range(ctx, definition.fields, versions) if place != "path" else None
