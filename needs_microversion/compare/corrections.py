@@ -106,7 +106,6 @@ class _Unverified:
                         "agrees")
 
 
-
 class _Unread:
     """A row the old table already listed, by name, whose reference parameters.yaml did not
     define (so it was read as nothing): defining it documents the element late (nova's
