@@ -120,8 +120,7 @@ def version_mention() -> str:
 
 def mention_of(match: re.Match[str]) -> str:
     """The version text a match of `version_mention` found."""
-    return match.group("a") or match.group("b") or match.group("c") or match.group("d") \
-        or match.group("e")
+    return next(found for found in match.group("a", "b", "c", "d", "e") if found)
 
 
 def plain(text: str) -> str:
