@@ -50,7 +50,9 @@ RULE_ORDER = (
 VERDICTS = ("required", "bug-fix", "not-required")
 
 CASE_KEYS = {"description", "source", "args", "verdict", "findings", "exit"}
-OPTIONAL_CASE_KEYS = {"gated", "versions", "swapped", "repository"}
+OPTIONAL_CASE_KEYS = {"gated", "versions", "swapped", "repository", "invalid"}
+# `invalid: <why>`: a case whose documents say what only an api-ref tree can (a path row the
+# URL has no placeholder for); the test checks they really are invalid OpenAPI.
 # A case with `repository` runs as `check` in a git repository built around the two
 # documents: its version file at both sides, a release, history entries, release notes, and
 # whether the change touches code (see rules/README.md).
@@ -333,9 +335,20 @@ def test_case_files_are_well_formed(case: Case) -> None:
                 or set(repository.get("versions", {})) != {"old", "new"}:
             problems.append(f"repository takes {sorted(REPOSITORY_KEYS)}, with versions "
                             "{old, new}")
+    invalid = spec.get("invalid")
+    if invalid is not None and (not isinstance(invalid, str) or not invalid.strip()):
+        problems.append("invalid must say why the documents are not valid OpenAPI")
     assert problems == []
+    failures = []
     for document in (case.old, case.new):
-        validate(yaml.safe_load(document.read_text(encoding="utf-8")))
+        try:
+            validate(yaml.safe_load(document.read_text(encoding="utf-8")))
+        except Exception as error:  # noqa: BLE001  (any validation error will do)
+            failures.append(f"{document.name}: {error}")
+    if invalid is None:
+        assert failures == []
+    else:
+        assert failures, "case.yaml says `invalid`, but both documents validate"
 
 
 def test_catalogue_has_only_case_folders() -> None:

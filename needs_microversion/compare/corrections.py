@@ -25,7 +25,7 @@ from needs_microversion.model.change import (
 from needs_microversion.model.extensions import UNREAD_KEY, UNVERIFIED_KEY
 from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import schema_at
-from needs_microversion.model.snapshot import OpKey, Snapshot
+from needs_microversion.model.snapshot import OpKey, Snapshot, placeholders
 from needs_microversion.model.versions import FLOOR, Version
 
 _DYNAMIC = re.compile(r"[^/]*\{\}[^/]*")  # a path segment holding a placeholder
@@ -41,9 +41,14 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
     changes = list(changes)
     if not catch_up:
         paired = rewrites(changes, old, new)
-        return [evolve(c, evidence=paired[id(c)])
-                if id(c) in paired and c.evidence is None and c.gated is None else c
-                for c in changes]
+        out = []
+        for change in changes:
+            if change.evidence is None and change.gated is None:
+                evidence = paired.get(id(change)) or outside_the_url(change, old, new)
+                if evidence is not None:
+                    change = evolve(change, evidence=evidence)
+            out.append(change)
+        return out
     moved = nesting_reread(changes)
     moved.update(wrapper_reread(changes, old, new, moved))
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
@@ -62,6 +67,7 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
             evidence = evidence or envelope_of_list(change, old, new) \
                 or body_shown(change, old) or first_documented_code(change, old) \
                 or frozen.get(id(change)) or paired.get(id(change)) \
+                or outside_the_url(change, old, new) \
                 or marked.evidence(change) or resource.get(id(change)) \
                 or unread.evidence(change)
             if evidence is not None:
@@ -300,6 +306,21 @@ class _Urls:
         return Evidence("method-corrected",
                         f"the old document gave {wrong[0].method} a request body; the URL is "
                         f"now documented as {fixed[0].method}")
+
+
+def outside_the_url(change: Change, old: Snapshot, new: Snapshot) -> Evidence | None:
+    """A path parameter added or removed whose name is no placeholder of the URL (cyborg's
+    `device_profile_uuid` row under `/device_profiles/{device_profile_name_or_uuid}`): the
+    URL is the whole path contract, so no client ever sent it; the row only corrects the
+    document (one moved to the query is `moved-location`, paired first)."""
+    if change.area != "path-parameter" or change.kind not in ("added", "removed"):
+        return None
+    op = (new if change.kind == "added" else old).operations.get(change.op_key)
+    if op is None or change.pointer in placeholders(op.path):
+        return None
+    return Evidence("outside-the-url", f"{op.path} has no placeholder {{{change.pointer}}}: "
+                    "a client never sends this path parameter, so its row only corrects the "
+                    "document")
 
 
 def body_shown(change: Change, old: Snapshot) -> Evidence | None:

@@ -33,7 +33,9 @@ class Correction(Rule):
         never from the version that added it); a success code swapped for another
         (`success-code-swapped`); a parameter moved to another place, `in: path` to `in:
         query` (`moved-location`); a URL, method or name rewritten in place: the same
-        section, the same kind of element (`rewritten-in-place`).
+        section, the same kind of element (`rewritten-in-place`); a path parameter added or
+        removed whose name is no placeholder of the URL (`outside-the-url`: the URL is the
+        path's whole contract, so no client sent it).
 
     Why it needs no microversion
         A microversion changes the contract from a version on; a change at every version says
@@ -52,11 +54,11 @@ class Correction(Rule):
     No microversion needed when
         Always, for these findings. Not corrections: additions (a new attribute, parameter,
         operation, status code or allowed value visible at every version is the classic
-        forgotten microversion), changes of allowed values, changes gated on a new
-        microversion, removing an element from some versions and not others (from a version
-        on: what a microversion does), and any change of a document that writes no
-        microversion at all, nor lists any in its version-discovery sample, nor names one
-        in its prose (every change of it counts).
+        forgotten microversion; a path parameter outside the URL is no element at all),
+        changes of allowed values, changes gated on a new microversion, removing an element
+        from some versions and not others (from a version on: what a microversion does), and
+        any change of a document that writes no microversion at all, nor lists any in its
+        version-discovery sample, nor names one in its prose (every change of it counts).
 
     Options
         `--count-corrections` (configuration `count-corrections: true`) counts them as
@@ -67,7 +69,8 @@ class Correction(Rule):
     order = 4
     question = "Does the new document correct what it said the API always did?"
     finding_ids = ("corrected", "error-code-dropped", "removed-at-every-version",
-                   "success-code-swapped", "moved-location", "rewritten-in-place")
+                   "success-code-swapped", "moved-location", "rewritten-in-place",
+                   "outside-the-url")
     review = True
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
