@@ -149,6 +149,35 @@ def nova_before_api_ref(top: Path) -> Project:
     return _nova(top, "nova/api/openstack/rest_api_version_history.rst", {})
 
 
+def nova_samples_first(top: Path) -> Project:
+    """Nova in 2012: samples and code, neither documents nor a version file; then the api-ref
+    and the version file arrive, and a later change adds an attribute with no microversion."""
+    samples = {"doc/api_samples/servers/server-get-resp.json": '{"name": "a"}\n',
+               "nova/__init__.py": ""}
+    top.mkdir(parents=True, exist_ok=True)
+    git(top, "init", "-q", "-b", "main")
+    project = Project(top, "nova/api/openstack/api_version_request.py", _nova_version,
+                      "nova/api/openstack/compute/rest_api_version_history.rst")
+    project.commit(samples, "samples, before any document")
+    project.commit({"doc/api_samples/servers/server-get-resp.json": '{"name": "b"}\n'},
+                   "a better sample, still before any document")
+    project.commit({"api-ref/source/index.rst": ".. rest_expand_all::\n\n.. include:: "
+                    "servers.inc\n", "api-ref/source/servers.inc": NOVA_SERVERS,
+                    "api-ref/source/parameters.yaml": NOVA_PARAMETERS,
+                    "nova/api/openstack/compute/servers.py": "# the API code\n",
+                    project.version_file: _nova_version("2.1"),
+                    project.history_doc or "": "REST API Version History\n"
+                    "========================\n\n2.1\n---\n\nInitial.\n"}, "documents")
+    project.tag("1.0.0")
+    project.commit({"api-ref/source/parameters.yaml": NOVA_PARAMETERS + "pinned:\n  "
+                    "description: P.\n  in: body\n  required: true\n  type: boolean\n",
+                    "api-ref/source/servers.inc": NOVA_SERVERS.replace(
+                        "  - status: status\n", "  - status: status\n  - pinned: pinned\n"),
+                    "nova/api/openstack/compute/servers.py": "# pinned\n"},
+                   "pinned, with no microversion")
+    return project
+
+
 def _nova(top: Path, history_doc: str, documents: dict[str, str]) -> Project:
     project = Project(top, "nova/api/openstack/api_version_request.py", _nova_version,
                       history_doc)

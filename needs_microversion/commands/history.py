@@ -12,7 +12,9 @@ documents' folders (the api-ref tree and its samples, or the OpenAPI documents).
 judged against its first parent: `check --from-ref PARENT --to-ref COMMIT`, repository
 evidence included, so the version file's maximum before and after and the release the commit
 shipped in (the first release tag on the line at or after it) are in each row. A commit the
-tool cannot read (exit 2) is a row with its reason; the run goes on.
+tool cannot read (exit 2) is a row with its reason; the run goes on. A commit from before
+the API had documents or a version file on either side (samples kept before any api-ref) is
+not listed: there is nothing to judge.
 
 Files are parsed once per content (the api-ref reader caches by content, which git names by
 blob id), so the documents two neighbouring commits share are read once.
@@ -74,14 +76,19 @@ def run_history(request: HistoryRequest,
         releases = _releases(repo, [commit for commit, *_ in commits])
     rows = []
     for done, (commit, parent, date, subject) in enumerate(commits, 1):
-        rows.append(_row(repo, commit, parent, date, subject, releases.get(commit), request))
+        row = _row(repo, commit, parent, date, subject, releases.get(commit), request)
+        if row is not None:
+            rows.append(row)
         if progress is not None:
             progress(done, len(commits))
     return History(tuple(rows), _summary(rows))
 
 
 def _row(repo: Repo, commit: str, parent: str, date: str, subject: str, release: str | None,
-         request: HistoryRequest) -> HistoryRow:
+         request: HistoryRequest) -> HistoryRow | None:
+    """The commit judged against its parent; None for one from before the API had any
+    documents or version file (nova moved its samples in 2012, three years before its
+    api-ref and its first microversion): there is nothing to judge, and it is no error."""
     check = CheckRequest(from_ref=parent, to_ref=commit, validate=request.validate,
                          config=request.config, profile=request.profile,
                          catch_up=request.catch_up, disabled=request.disabled,
@@ -91,6 +98,8 @@ def _row(repo: Repo, commit: str, parent: str, date: str, subject: str, release:
         with cached():  # one commit at a time: the cache stays small
             result = judge_change(repo, old, new, check)
     except InputError as exc:
+        if not any(detect(side) or version_record(side) for side in (old, new)):
+            return None
         return HistoryRow(commit, date, subject, None, None, release, error=str(exc))
     maxima = [(report.bookkeeping.old_max, report.bookkeeping.new_max)
               for _, report in result.documents if report.bookkeeping is not None]

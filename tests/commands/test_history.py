@@ -7,7 +7,8 @@ import io
 import json
 from pathlib import Path
 
-from repositories import NOVA_PARAMETERS, NOVA_SERVERS, git, nova_before_api_ref, nova_like
+from repositories import (
+    NOVA_PARAMETERS, NOVA_SERVERS, git, nova_before_api_ref, nova_like, nova_samples_first)
 
 from needs_microversion.commands.history import progress_bar
 
@@ -113,3 +114,17 @@ def test_history_before_api_ref_reads_the_version_record(tmp_path: Path, monkeyp
             for c in json.loads(out)["commits"]]
     assert rows == [("Microversion 2.2: locked", "2.1", "2.2", "required", 0),
                     ("a better sample", "2.2", "2.2", "not-required", 0)]
+
+
+def test_history_leaves_out_commits_from_before_any_document(tmp_path: Path, monkeypatch,
+                                                              run_cli) -> None:
+    """Samples kept before the API had documents or a version file (nova, 2012): nothing
+    to judge, so no row, and no error; the commit that brings the documents is judged."""
+    repo = nova_samples_first(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    code, out, err = run_cli("history", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert [(c["subject"], c["verdict"]) for c in data["commits"]] == [
+        ("documents", "not-required"), ("pinned, with no microversion", "required")]
+    assert data["summary"]["errors"] == 0
