@@ -14,7 +14,7 @@ the new microversion's content, not a correction.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from needs_microversion.compare.majors import older_major
 from needs_microversion.compare.representation import Listing, documented_on_resource
@@ -41,14 +41,8 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
     changes = list(changes)
     if not catch_up:
         paired = rewrites(changes, old, new)
-        out = []
-        for change in changes:
-            if change.evidence is None and change.gated is None:
-                evidence = paired.get(id(change)) or outside_the_url(change, old, new)
-                if evidence is not None:
-                    change = evolve(change, evidence=evidence)
-            out.append(change)
-        return out
+        return _attached(changes, lambda change: paired.get(id(change))
+                         or outside_the_url(change, old, new))
     moved = nesting_reread(changes)
     moved.update(wrapper_reread(changes, old, new, moved))
     paired = rewrites([c for c in changes if id(c) not in moved], old, new)
@@ -57,19 +51,31 @@ def with_evidence(changes: Iterable[Change], old: Snapshot, new: Snapshot,
     unread = _Unread(old)
     frozen = older_major(changes, old, new)
     resource = documented_on_resource(changes, old, new)
+
+    def found(change: Change) -> Evidence | None:
+        nonlocal urls
+        evidence = moved.get(id(change))
+        if evidence is None and change.area == "operation":
+            urls = urls or _Urls(old, new)
+            evidence = urls.method_corrected(change) or urls.still_documented(change)
+        return evidence or envelope_of_list(change, old, new) \
+            or body_shown(change, old) or first_documented_code(change, old) \
+            or frozen.get(id(change)) or paired.get(id(change)) \
+            or outside_the_url(change, old, new) \
+            or marked.evidence(change) or resource.get(id(change)) \
+            or unread.evidence(change)
+
+    return _attached(changes, found)
+
+
+def _attached(changes: list[Change], find: Callable[[Change], Evidence | None]
+              ) -> list[Change]:
+    """Each change with the evidence `find` gives it; those gated on a new microversion are
+    its content, not a correction, and evidence already found stays."""
     out = []
     for change in changes:
         if change.evidence is None and change.gated is None:
-            evidence = moved.get(id(change))
-            if evidence is None and change.area == "operation":
-                urls = urls or _Urls(old, new)
-                evidence = urls.method_corrected(change) or urls.still_documented(change)
-            evidence = evidence or envelope_of_list(change, old, new) \
-                or body_shown(change, old) or first_documented_code(change, old) \
-                or frozen.get(id(change)) or paired.get(id(change)) \
-                or outside_the_url(change, old, new) \
-                or marked.evidence(change) or resource.get(id(change)) \
-                or unread.evidence(change)
+            evidence = find(change)
             if evidence is not None:
                 change = evolve(change, evidence=evidence)
         out.append(change)
