@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from json.scanner import make_scanner
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import yaml
@@ -50,7 +51,8 @@ def _locator(document: Document) -> _JsonLocator | _YamlLocator | None:
         return None
     locator = _LOCATORS.get(document)
     if locator is None:
-        locator = (_JsonLocator if document.format == "json" else _YamlLocator)(document.text)
+        locator = _JsonLocator(document.text, document.data) if document.format == "json" \
+            else _YamlLocator(document.text)
         _LOCATORS[document] = locator
     return locator
 
@@ -71,6 +73,15 @@ class _Lines:
         return line
 
 
+def _child(node: Any, segment: str) -> Any:
+    """The parsed node a pointer segment names (None: there is none)."""
+    if type(node) is dict:
+        return node.get(segment)
+    if type(node) is list and (i := _index(segment, len(node))) is not None:
+        return node[i]
+    return None
+
+
 def _index(segment: str, length: int) -> int | None:
     return int(segment) if _ARRAY_INDEX.match(segment) and int(segment) < length else None
 
@@ -84,6 +95,7 @@ def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
 # -- JSON ----------------------------------------------------------------------------------
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_COLON = re.compile(r"[ \t]*:[ \t]*")
 # The rest of a line, then the indentation of the next non-blank line (spaces only).
 _NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*( *)(?=[^ \t\r\n])")
 
@@ -111,6 +123,7 @@ class _Indented:
 
     def __init__(self, text: str, pos: int, indent: int, array: bool) -> None:
         self._scan = (_item_or_end if array else _member_or_end)(indent).finditer(text, pos)
+        self._text, self._pos = text, pos
         self._indent = indent
         self._array = array
         self._keys: dict[str, tuple[int, int]] = {}
@@ -129,6 +142,21 @@ class _Indented:
             pass
         return self._keys.get(segment)
 
+    def member(self, key: str) -> tuple[int, int] | None:
+        """A member the parsed data says this object has, found with one substring search
+        for its line (a long needle is found at memory speed; the scan above tries a regex
+        at every line before it). The first such line after the object's start is its own:
+        everything between is deeper, or a member of this object. None: written some other
+        way (escapes, a space before `:`), so `get` decides."""
+        hit = self._keys.get(key)
+        if hit is None and not self._array:
+            needle = f"\n{' ' * self._indent}{json.dumps(key, ensure_ascii=False)}"
+            at = self._text.find(needle, self._pos)
+            colon = _COLON.match(self._text, at + len(needle)) if at >= 0 else None
+            if colon is not None:
+                hit = self._keys[key] = (at + 1 + self._indent, colon.end())
+        return hit
+
     def _more(self) -> bool:
         """Read the next child; False at the container's end."""
         match = None if self._done else next(self._scan, None)
@@ -146,8 +174,9 @@ class _Indented:
 
 
 class _JsonLocator:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, data: Any) -> None:
         self._text = text
+        self._data = data  # what the text says, parsed: which members exist
         self._lines = _Lines(text)
         # The C scanner json.loads uses: (value, end) for the value at an offset.
         self._scan_value = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
@@ -158,8 +187,10 @@ class _JsonLocator:
 
     def line(self, pointer: tuple[str, ...]) -> int | None:
         pos = line_pos = _skip(_JSON_SPACE, self._text, 0)
+        node = self._data
         for segment in pointer:
-            found = self._by_indentation(pos, segment)
+            found = self._by_indentation(pos, segment, type(node) is dict and segment in node)
+            node = _child(node, segment)
             if found is not None:
                 line_pos, pos = found
                 continue
@@ -172,14 +203,17 @@ class _JsonLocator:
                 break
         return self._lines.at(line_pos)
 
-    def _by_indentation(self, pos: int, segment: str) -> tuple[int, int] | None:
+    def _by_indentation(self, pos: int, segment: str, member: bool) -> tuple[int, int] | None:
         """Pretty-printed JSON (nearly every published spec): a container's children are the
-        lines at one indentation, found with a C-speed regex pass over the container instead
-        of scanning every value before them. None: not sure (the scanner decides)."""
+        lines at one indentation, found with C-speed searches over the container instead
+        of scanning every value before them (`member`: the data has that key). None: not
+        sure (the scanner decides)."""
         if pos not in self._indented:
             self._indented[pos] = self._indentation(pos)
         children = self._indented[pos]
-        return children.get(segment) if children is not None else None
+        if children is None:
+            return None
+        return (member and children.member(segment)) or children.get(segment)
 
     def _indentation(self, pos: int) -> _Indented | None:
         text = self._text

@@ -143,6 +143,17 @@ def test_pretty_json_is_read_only_as_far_as_a_lookup_needs() -> None:
     assert root._done
 
 
+def test_a_member_is_found_in_its_own_object_however_its_key_is_written() -> None:
+    """The line of a member the data has is searched for directly: an earlier object with
+    the same key at the same indentation is not its object, and a key written with an
+    escape or a space before `:` is still found (by the scan)."""
+    text = ('{\n  "a": {\n    "k": 1,\n    "x": {\n      "k": 0\n    }\n  },\n'
+            '  "b": {\n    "\\/p" : 2,\n    "k": 3\n  }\n}')
+    doc = parse_document(text.encode(), path=Path("/d.json"), display="d.json", root=Path("/"))
+    assert lines_of(doc, [("a", "k"), ("a", "x", "k"), ("b", "k"), ("b", "/p"), ("b", "z")]) == {
+        ("a", "k"): 3, ("a", "x", "k"): 5, ("b", "k"): 10, ("b", "/p"): 9, ("b", "z"): 8}
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
 def test_other_line_breaks(newline: str) -> None:
     path = DATA / "locate.yaml"
@@ -238,9 +249,11 @@ def test_any_dumped_yaml_agrees_with_compose(data: dict[str, Any], indent: int, 
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.dictionaries(KEYS, VALUES, min_size=1, max_size=3), st.sampled_from([None, 0, 2]))
-def test_any_json_agrees_with_compose(data: dict[str, Any], indent: int | None) -> None:
-    text = json.dumps(data, indent=indent)
+@given(st.dictionaries(KEYS, VALUES, min_size=1, max_size=3), st.sampled_from([None, 0, 2, 4]),
+       st.booleans())
+def test_any_json_agrees_with_compose(data: dict[str, Any], indent: int | None,
+                                      ascii_only: bool) -> None:
+    text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
     agrees_with_compose(parse_document(text.encode(), path=DATA / "x.json", display="x.json",
                                        root=DATA))
 
