@@ -13,6 +13,7 @@ direction must match; actions (`POST .../action`) return something else and are 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import NamedTuple
 
 from needs_microversion.model.change import Change, Evidence, direction
@@ -117,6 +118,7 @@ def _places(pointer: str, where: str) -> list[_Place]:
     return [_Place(parts[0], frozenset(named))]
 
 
+@cache  # asked of every top-level property of every body a resource's operations return
 def _stem(name: str) -> str:
     """`volumes`, `volume` and `os-volumes` alike: one resource named in an envelope or URL."""
     name = name.removeprefix("os-").replace("-", "_")
