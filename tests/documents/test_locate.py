@@ -146,12 +146,16 @@ def test_pretty_json_is_read_only_as_far_as_a_lookup_needs() -> None:
 def test_a_member_is_found_in_its_own_object_however_its_key_is_written() -> None:
     """The line of a member the data has is searched for directly: an earlier object with
     the same key at the same indentation is not its object, and a key written with an
-    escape or a space before `:` is still found (by the scan)."""
+    escape, a space before `:` or on a line it shares is still found (by the scan)."""
     text = ('{\n  "a": {\n    "k": 1,\n    "x": {\n      "k": 0\n    }\n  },\n'
             '  "b": {\n    "\\/p" : 2,\n    "k": 3\n  }\n}')
     doc = parse_document(text.encode(), path=Path("/d.json"), display="d.json", root=Path("/"))
     assert lines_of(doc, [("a", "k"), ("a", "x", "k"), ("b", "k"), ("b", "/p"), ("b", "z")]) == {
         ("a", "k"): 3, ("a", "x", "k"): 5, ("b", "k"): 10, ("b", "/p"): 9, ("b", "z"): 8}
+    # members sharing a line: the next object's line at that indentation is not theirs
+    text = '{\n  "a": {\n    "x": 1, "k": 2\n  },\n  "b": {\n    "k": 3\n  }\n}'
+    doc = parse_document(text.encode(), path=Path("/e.json"), display="e.json", root=Path("/"))
+    assert lines_of(doc, [("b", "k"), ("a", "k")]) == {("a", "k"): 3, ("b", "k"): 6}
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
