@@ -2,8 +2,9 @@
 
 Reports name a handful of places in documents of several megabytes, so a lookup scans only
 along the pointer's path, and what it learns is kept per document:
-- JSON: each object on the path is indexed key by key; the values in between are skipped
-  with the C JSON scanner.
+- JSON: pretty-printed containers are read by indentation; a member the parsed data has
+  is found with one substring search for its line. Anything else: each object on the path
+  is indexed key by key, the values in between skipped with the C JSON scanner.
 - YAML: block style (nearly every real document) is walked by indentation with regexes.
   Where the text cannot be read with certainty (flow style, aliases, merge keys, complex
   keys, unusual quoting) the node tree is composed once and walked instead.
