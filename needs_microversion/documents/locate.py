@@ -125,9 +125,10 @@ def _item_or_end(indent: int) -> re.Pattern[str]:
 
 
 class _Indented:
-    """The children of one pretty-printed container, read as far as a lookup needs: one
-    C-speed regex pass at most, stopping at the first line indented less (the container's
-    end) or as soon as the wanted child is found."""
+    """The children of one pretty-printed container, read as far as a lookup needs: a
+    member the data has by one substring search (`member`), anything else by one C-speed
+    regex pass at most, stopping at the first line indented less (the container's end) or
+    as soon as the wanted child is found."""
 
     def __init__(self, text: str, pos: int, indent: int, array: bool) -> None:
         self._scan = (_item_or_end if array else _member_or_end)(indent).finditer(text, pos)
