@@ -1,10 +1,12 @@
-"""What every format agrees on: where a finding is written, and how serious it is (the
-same finding is an error in every format, or in none)."""
+"""What every format agrees on: where a finding is written, how serious it is (the same
+finding is an error in every format, or in none), and which operations one change reaches."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from needs_microversion.model.snapshot import Location
 from needs_microversion.model.verdict import BUG_FIX, REQUIRED, Finding, Report
@@ -112,3 +114,54 @@ def standing(report: Report, finding: Finding) -> str:
     if finding.acknowledged:
         parts.append(f"acknowledged: {finding.acknowledged}")
     return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Findings that read the same in several operations: changes to something they share."""
+
+    operations: tuple[str, ...]
+    findings: tuple[Finding, ...]  # as the first of the operations has them
+
+    @property
+    def heading(self) -> str:
+        """The operations by name, the first few of a long list, the others counted."""
+        if len(self.operations) <= _NAMED:
+            return ", ".join(self.operations)
+        return (f"{', '.join(self.operations[:_NAMED - 1])} and "
+                f"{len(self.operations) - _NAMED + 1} more operations")
+
+
+_NAMED = 4  # operations a heading names; more are counted
+
+
+def reaches(report: Report) -> list[Reach]:
+    """The findings for people to read: a change to a shared schema reaches every operation
+    that uses it in the same words (Stripe's `error`: five changes, 415 operations), so it
+    is written once, with the operations it reaches, where the first of them stands. An
+    operation's own findings come under its name alone. Machine formats keep one finding
+    per operation."""
+    by_operation: dict[str, list[tuple[tuple[Any, ...], Finding]]] = {}
+    reached: dict[tuple[Any, ...], list[str]] = {}
+    for finding in report.findings:
+        operation, key = finding.change.operation, _reads_as(report, finding)
+        by_operation.setdefault(operation, []).append((key, finding))
+        seen = reached.setdefault(key, [])
+        if not seen or seen[-1] != operation:
+            seen.append(operation)
+    out: list[Reach] = []
+    for operation, found in by_operation.items():
+        groups: dict[tuple[str, ...], list[Finding]] = {}
+        for key, finding in found:
+            if reached[key][0] == operation:  # elsewhere: written with its first operation
+                groups.setdefault(tuple(reached[key]), []).append(finding)
+        out += [Reach(operations, tuple(findings)) for operations, findings in groups.items()]
+    return out
+
+
+def _reads_as(report: Report, finding: Finding) -> tuple[Any, ...]:
+    """Everything a format writes of a finding but its operation."""
+    change = finding.change
+    return (finding.id, finding.rule, finding.message, finding.verdict, finding.acknowledged,
+            finding.review, change.gated, change.inferred, location(finding),
+            standing(report, finding), severity(report, finding))

@@ -1,4 +1,5 @@
-"""GitHub Actions workflow commands: one annotation per finding, and the verdict as a notice.
+"""GitHub Actions workflow commands: one annotation per change (one for a change to a shared
+schema, naming the operations it reaches), and the verdict as a notice.
 
 `::error` for what fails the check (required, not provided, not acknowledged), `::warning`
 for what a reviewer should still see (provided or acknowledged required changes, bug fixes,
@@ -11,7 +12,8 @@ from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, in_worktree, location, maxima, severity, standing, warning_place)
+    ERROR, WARNING, Labelled, in_worktree, location, maxima, reaches, severity, standing,
+    warning_place)
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
 
@@ -23,7 +25,9 @@ def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool |
 
 
 def render_github(report: Report) -> str:
-    lines = [_annotation(report, finding) for finding in report.findings]
+    # A change to a shared schema is one annotation on its line, naming what it reaches.
+    lines = [_annotation(report, finding, reach.heading) for reach in reaches(report)
+             for finding in reach.findings]
     lines += [_warning(warning) for warning in report.warnings]
     lines += [_command("notice", {"title": "needs-microversion note"}, note)
               for note in report.notes]
@@ -33,7 +37,7 @@ def render_github(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _annotation(report: Report, finding: Finding) -> str:
+def _annotation(report: Report, finding: Finding, operations: str) -> str:
     properties: dict[str, str] = {}
     where = location(finding)
     if where is not None:
@@ -42,7 +46,7 @@ def _annotation(report: Report, finding: Finding) -> str:
             properties["line"] = str(where.line)
     properties["title"] = f"{finding.id}: {finding.question}"
     gate = f", gated on {finding.change.gated}" if finding.change.gated else ""
-    message = (f"{finding.change.operation}: {finding.message}\n"
+    message = (f"{operations}: {finding.message}\n"
                f"{standing(report, finding)}{gate}")
     return _command(_COMMAND.get(severity(report, finding), "notice"), properties, message)
 

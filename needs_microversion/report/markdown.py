@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, REQUIRED, Report
 from needs_microversion.report.common import (
-    Labelled, alone, gating, headed, location, maxima, standing)
+    Labelled, alone, gating, headed, location, maxima, reaches, standing)
 
 # Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
 # (`|` ends a table cell, even inside backticks in GFM).
@@ -32,13 +32,14 @@ def render_markdown(report: Report) -> str:
     if report.findings:
         lines.append(_row(_HEADER))
         lines.append(_row(("---",) * len(_HEADER)))
-        for finding in report.findings:
-            where = location(finding)
-            change = finding.change
-            lines.append(_row((f"`{finding.id}`", _inline(change.operation),
-                               _inline(finding.message), _inline(standing(report, finding)),
-                               _inline(str(change.gated) if change.gated else "-"),
-                               _inline(str(where) if where else "-"))))
+        for reach in reaches(report):  # a comment has a size limit: shared changes once
+            for finding in reach.findings:
+                where = location(finding)
+                change = finding.change
+                lines.append(_row((f"`{finding.id}`", _inline(reach.heading),
+                                   _inline(finding.message), _inline(standing(report, finding)),
+                                   _inline(str(change.gated) if change.gated else "-"),
+                                   _inline(str(where) if where else "-"))))
     else:
         lines.append("No change to the user contract.")
     bookkeeping = report.bookkeeping

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from needs_microversion.model.verdict import CHART_WORDS, NOT_REQUIRED, REQUIRED, Report
+from needs_microversion.model.verdict import CHART_WORDS, NOT_REQUIRED, REQUIRED, Finding, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, alone, gating, headed, location, maxima, severity)
+    ERROR, WARNING, Labelled, alone, gating, headed, location, maxima, reaches, severity)
 from needs_microversion.rules import walk
 
 _RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
@@ -39,25 +39,10 @@ def render_text(report: Report, *, explain: bool = False, colour: bool | None = 
         lines.append(f"  {state}: {meaning}")
     for claim in report.claims:
         lines.append(f"  claim (Q1): {claim.text}: {claim.reason}")
-    operation = None
-    for finding in report.findings:
-        change = finding.change
-        if change.operation != operation:
-            operation = change.operation
-            lines.append("")
-            lines.append(operation)
-        gate = f", gated on {change.gated}" if change.gated else ""
-        tag = paint(f"[{finding.id}]", _SEVERITY_COLOUR.get(severity(report, finding), ""))
-        lines.append(f"  {tag} {finding.message}")
-        where = location(finding)
-        inferred = ", inferred from prose or layout" if change.inferred else ""
-        lines.append(f"      {finding.verdict}: {finding.question}{gate}{inferred}"
-                     + (f"  {paint(f'({where})', _DIM)}" if where else ""))
-        if finding.acknowledged:
-            lines.append(f"      acknowledged: {finding.acknowledged}")
-        if explain:
-            for question, answer in walk(finding):
-                lines.append(f"        - {question} {answer}")
+    for reach in reaches(report):
+        lines += ["", reach.heading]
+        for finding in reach.findings:
+            lines.extend(_finding_lines(report, finding, paint, explain))
     if not report.findings:
         lines.append("  no change to the user contract")
     lines.extend(_bookkeeping(report))
@@ -68,6 +53,23 @@ def render_text(report: Report, *, explain: bool = False, colour: bool | None = 
         lines.append("")
         lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
+
+
+def _finding_lines(report: Report, finding: Finding, paint: Callable[[str, str], str],
+                   explain: bool) -> list[str]:
+    change = finding.change
+    gate = f", gated on {change.gated}" if change.gated else ""
+    tag = paint(f"[{finding.id}]", _SEVERITY_COLOUR.get(severity(report, finding), ""))
+    where = location(finding)
+    inferred = ", inferred from prose or layout" if change.inferred else ""
+    lines = [f"  {tag} {finding.message}",
+             f"      {finding.verdict}: {finding.question}{gate}{inferred}"
+             + (f"  {paint(f'({where})', _DIM)}" if where else "")]
+    if finding.acknowledged:
+        lines.append(f"      acknowledged: {finding.acknowledged}")
+    if explain:
+        lines.extend(f"        - {question} {answer}" for question, answer in walk(finding))
+    return lines
 
 
 def _bookkeeping(report: Report) -> list[str]:
