@@ -12,7 +12,7 @@ from conftest import ROOT, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from needs_microversion.documents import locate
+from needs_microversion.documents import locate, yaml_locator
 from needs_microversion.documents.document import parse_document, read_document
 from needs_microversion.errors import InputError
 from needs_microversion.documents.locate import line_of, lines_of
@@ -113,7 +113,7 @@ def test_block_yaml_is_read_without_composing_it(monkeypatch: pytest.MonkeyPatch
     def compose(*args: object, **kwargs: object) -> None:
         raise AssertionError("composed")
 
-    monkeypatch.setattr(locate.yaml, "compose", compose)
+    monkeypatch.setattr(yaml_locator.yaml, "compose", compose)
     pointers = {**YAML_LINES, **YAML_ANCESTOR_LINES}
     pointers.pop(("components", "schemas", "Dog", "nope"))  # `<<` may hold it: composes
     assert lines_of(doc, pointers) == pointers
