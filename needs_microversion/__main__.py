@@ -1,3 +1,3 @@
-from needs_microversion.launch import main
+from needs_microversion.launch import run
 
-raise SystemExit(main())
+run()

@@ -12,9 +12,11 @@ line, which parses it the same way (a test compares the two).
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from needs_microversion import forked
 from needs_microversion.collector import collector_paused
@@ -30,6 +32,21 @@ _FLAGS: dict[str, tuple[str, object]] = {
     "--strict": ("strict", True), "--no-strict": ("strict", False),
     "--format": ("fmt", None), "-f": ("fmt", None),
 }
+
+
+def run() -> NoReturn:
+    """The console script: `main`, then the process ends without Python's finalisation.
+    Tearing down a comparison of two 4 MB documents (a few million objects, freed one by
+    one, and a last full collection) takes 25 ms and gives nothing back to the user; the
+    exit handlers (temporary copies out of git) still run."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed or broken pipe: Python's own exit reports it
+        raise SystemExit(code) from None
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def main() -> int:

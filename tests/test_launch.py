@@ -81,3 +81,25 @@ def test_other_commands_still_run_through_the_command_line() -> None:
     done = _console_script("rules")
     assert done.returncode == 0 and "status-code" in done.stdout
     assert done.stderr.splitlines()[-1].startswith("True")
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`launch.run` in a fresh interpreter, an exit handler registered that leaves a mark."""
+    marker = tmp_path / "handler-ran"
+    code = ("import atexit, pathlib; from needs_microversion import launch; "
+            f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'yes'); launch.run()")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert marker.read_text() == "yes"
+    return done
+
+
+def test_the_console_script_ends_without_finalisation_but_keeps_output_and_handlers(
+        tmp_path: Path) -> None:
+    """`run` skips Python's teardown: the report still arrives whole, the exit code is the
+    report's, and exit handlers (temporary copies out of git) still run."""
+    done = _run(tmp_path, "diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
+                "--no-validate", "--format", "json")
+    assert done.returncode == 0 and json.loads(done.stdout)["verdict"] == "required"
+    done = _run(tmp_path, "diff", str(tmp_path / "missing.yaml"), str(EXAMPLES / "new.yaml"))
+    assert done.returncode == 2 and "missing.yaml" in done.stderr
