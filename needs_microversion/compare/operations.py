@@ -55,7 +55,7 @@ class Comparer:
         for key in keys:
             if self.unchanged(key):
                 continue
-            old_op, new_op = self.old.operations.get(key), self.new.operations.get(key)
+            old_op, new_op = self.pair(key)
             below, above = self.samples.at(old_op, new_op)
             # Seen where both documents first have the operation is seen at every version
             # it can be: the new document may start it later (nova's force_complete, first
@@ -102,6 +102,30 @@ class Comparer:
         # api-ref rows, whose places move, need the walk that looks past them.
         same = old_raw == new_raw or (self._rows and _same_contract(old_raw, new_raw))
         return same and self.taint.clean(old_raw)
+
+    def pair(self, key: OpKey) -> tuple[Operation | None, Operation | None]:
+        """The two operations to compare. Where their parameters are raw-equal and clean
+        (and nothing is versioned), both are built without them: Stripe's 415 operations
+        differ only through a schema their responses share."""
+        if not (self.old.bounds or self.new.bounds) and self._same_parameters(key):
+            old_op = self.old.operations.without_parameters(key)
+            new_op = self.new.operations.without_parameters(key)
+            # A renamed placeholder moves the path parameters to other keys.
+            if old_op is not None and new_op is not None and old_op.path == new_op.path:
+                return old_op, new_op
+        return self.old.operations.get(key), self.new.operations.get(key)
+
+    def _same_parameters(self, key: OpKey) -> bool:
+        old_raw = self.old.operations.raw.get(key)
+        new_raw = self.new.operations.raw.get(key)
+        if old_raw is None or new_raw is None:
+            return False
+        # (the path item's parameters, the operation, what the document gives them all)
+        (old_item, old_op, old_doc), (new_item, new_op, new_doc) = old_raw, new_raw
+        # Swagger 2.0 makes the request body of `in: body` parameters and `consumes`.
+        parts = [(old_item, new_item), (old_op.get("parameters"), new_op.get("parameters")),
+                 (old_op.get("consumes"), new_op.get("consumes")), (old_doc[1], new_doc[1])]
+        return all(a == b and (a is None or self.taint.clean(a)) for a, b in parts)
 
     def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
                        vb: Version) -> list[Change]:

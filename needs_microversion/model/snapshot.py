@@ -130,10 +130,21 @@ class Operations(Mapping[OpKey, Operation]):
     """Operations built on first use: an operation whose raw text is unchanged is never built."""
 
     def __init__(self, factories: Mapping[OpKey, Callable[[], Operation]],
-                 raw: Mapping[OpKey, Any]) -> None:
+                 raw: Mapping[OpKey, Any],
+                 without_parameters: Mapping[OpKey, Callable[[], Operation]] | None = None
+                 ) -> None:
         self._factories = factories
         self.raw = raw  # what decides "unchanged" before anything is built
         self._built: dict[OpKey, Operation] = {}
+        # Built on request and not kept: the operation with no parameters (and, in Swagger
+        # 2.0, no request body made of them), for a comparison that knows both sides'
+        # parameters are equal. Only where one raw operation is one operation.
+        self._without_parameters = without_parameters or {}
+
+    def without_parameters(self, key: OpKey) -> Operation | None:
+        """The operation built without its parameters; None where it cannot be."""
+        factory = self._without_parameters.get(key)
+        return factory() if factory is not None else None
 
     def __getitem__(self, key: OpKey) -> Operation:
         op = self._built.get(key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 from needs_microversion.documents.locate import line_of
@@ -90,6 +91,7 @@ class SnapshotBuilder:
         self.check_refs()
         paths = self.expect_mapping(self.data.get("paths"), ("paths",), "'paths'")
         factories: dict[OpKey, Callable[[], Operation]] = {}
+        bare: dict[OpKey, Callable[[], Operation]] = {}
         raws: dict[OpKey, Any] = {}
         # Action bodies split one operation into several: only documents that can say so
         # (x-openstack) are built eagerly; the others build an operation when it is compared.
@@ -109,7 +111,8 @@ class SnapshotBuilder:
                     made = {key: (lambda op=op: op) for key, op in built.items()}
                 else:
                     key = OpKey(method.upper(), path_shape(path), action or None)
-                    made = {key: (lambda args=args: next(self.operations(*args)))}
+                    made = {key: partial(self.operation, args)}
+                    bare[key] = partial(self.operation, args, parameters=False)
                 _check_operations(len(factories) + len(made), self.doc)
                 for key, factory in made.items():
                     if key in factories:
@@ -124,7 +127,7 @@ class SnapshotBuilder:
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
                         max_version=self.max_version(ranges),
                         bounds=frozenset(b for r in ranges for b in r.bounds()),
-                        operations=Operations(factories, raws), schemas=self.schemas,
+                        operations=Operations(factories, raws, bare), schemas=self.schemas,
                         warnings=tuple(w for doc, nodes in marked
                                        for w in version_warnings(doc, nodes)))
 
@@ -183,10 +186,17 @@ class SnapshotBuilder:
         return True
 
     # -- operations ----------------------------------------------------------------------
+    def operation(self, args: tuple[str, str | None, str, Mapping[str, Any], Mapping[str, Any],
+                                    tuple[str, ...]], *, parameters: bool = True) -> Operation:
+        """The one operation of a raw operation that is not split by action."""
+        return next(self.operations(*args, parameters=parameters))
+
     def operations(self, path: str, action: str | None, method: str, item: Mapping[str, Any],
-                   raw_op: Mapping[str, Any], pointer: tuple[str, ...]) -> Iterator[Operation]:
+                   raw_op: Mapping[str, Any], pointer: tuple[str, ...], *, parameters: bool = True
+                   ) -> Iterator[Operation]:
+        """`parameters=False`: built without them (see `Operations.without_parameters`)."""
         versions = openstack_range(raw_op)
-        params = self.parameters(path, item, raw_op, pointer)
+        params = self.parameters(path, item, raw_op, pointer) if parameters else {}
         content, required = self.request_body(raw_op, params, pointer)
         responses = self.responses(raw_op, pointer)
         auth = security.requirements(raw_op, self.data, self.swagger, self.deref)
