@@ -103,3 +103,19 @@ def test_the_console_script_ends_without_finalisation_but_keeps_output_and_handl
     assert done.returncode == 0 and json.loads(done.stdout)["verdict"] == "required"
     done = _run(tmp_path, "diff", str(tmp_path / "missing.yaml"), str(EXAMPLES / "new.yaml"))
     assert done.returncode == 2 and "missing.yaml" in done.stderr
+
+
+def test_a_json_pair_is_read_and_reported_without_pyyaml(tmp_path: Path) -> None:
+    """PyYAML's import is ~15 ms of start-up: only YAML input pays for it."""
+    import yaml
+
+    for name in ("old", "new"):
+        data = yaml.safe_load((EXAMPLES / f"{name}.yaml").read_text())
+        (tmp_path / f"{name}.json").write_text(json.dumps(data, indent=2))
+    code = ("import sys; from needs_microversion import launch; code = launch.main(); "
+            "print('yaml' in sys.modules, file=sys.stderr); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code, "diff", str(tmp_path / "old.json"),
+                           str(tmp_path / "new.json"), "--no-validate", "--format", "text"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0 and "json:" in done.stdout  # findings name their lines
+    assert done.stderr.splitlines()[-1] == "False"

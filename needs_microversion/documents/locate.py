@@ -15,11 +15,10 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from json.scanner import make_scanner
-from typing import Any
+from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from needs_microversion.documents.offsets import ARRAY_INDEX, Lines, array_index, skip
-from needs_microversion.documents.yaml_locator import YamlLocator
 from needs_microversion.model.document import Document
 
 
@@ -38,16 +37,24 @@ def lines_of(document: Document, pointers: Iterable[tuple[str, ...]]
     return {tuple(p): locator.line(tuple(p)) if locator else None for p in pointers}
 
 
-_LOCATORS: WeakKeyDictionary[Document, _JsonLocator | YamlLocator] = WeakKeyDictionary()
+class _Locator(Protocol):
+    def line(self, pointer: tuple[str, ...]) -> int | None: ...
 
 
-def _locator(document: Document) -> _JsonLocator | YamlLocator | None:
+_LOCATORS: WeakKeyDictionary[Document, _Locator] = WeakKeyDictionary()
+
+
+def _locator(document: Document) -> _Locator | None:
     if document.format not in ("json", "yaml"):
         return None
     locator = _LOCATORS.get(document)
     if locator is None:
-        locator = _JsonLocator(document.text, document.data) if document.format == "json" \
-            else YamlLocator(document.text)
+        if document.format == "json":
+            locator = _JsonLocator(document.text, document.data)
+        else:  # imported here: a JSON run never pays for PyYAML
+            from needs_microversion.documents.yaml_locator import YamlLocator
+
+            locator = YamlLocator(document.text)
         _LOCATORS[document] = locator
     return locator
 

@@ -15,7 +15,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from needs_microversion.documents.document import _check_expansion, _check_tree, _json_depth
+from needs_microversion.documents.document import _json_depth
+from needs_microversion.documents.yaml_reading import _check_expansion, _check_tree
 
 from needs_microversion.documents.document import (
 

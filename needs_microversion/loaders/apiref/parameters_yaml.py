@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from needs_microversion.documents.document import YamlLoader, parse_yaml
+from needs_microversion.documents.yaml_reading import YamlLoader, parse_yaml
 from needs_microversion.errors import InputError
 
 
