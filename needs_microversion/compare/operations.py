@@ -121,10 +121,11 @@ class Comparer:
         if old_raw is None or new_raw is None:
             return False
         # (the path item's parameters, the operation, what the document gives them all)
-        (old_item, old_op, old_doc), (new_item, new_op, new_doc) = old_raw, new_raw
+        (old_item, old_op, _), (new_item, new_op, _) = old_raw, new_raw
         # Swagger 2.0 makes the request body of `in: body` parameters and `consumes`.
         parts = [(old_item, new_item), (old_op.get("parameters"), new_op.get("parameters")),
-                 (old_op.get("consumes"), new_op.get("consumes")), (old_doc[1], new_doc[1])]
+                 (old_op.get("consumes"), new_op.get("consumes")),
+                 (_top(self.old, "consumes"), _top(self.new, "consumes"))]
         return all(a == b and (a is None or self.taint.clean(a)) for a, b in parts)
 
     def diff_operation(self, old_op: Operation | None, new_op: Operation | None, va: Version,
@@ -263,6 +264,12 @@ class Comparer:
             out += self.diff_content(op, "response", a.content, b.content, va, vb, status)
         return out
 
+
+
+def _top(snapshot: Snapshot, key: str) -> Any:
+    """A member of the document's top level (None when absent)."""
+    data = snapshot.document.data
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def _same_contract(a: Any, b: Any) -> bool:

@@ -17,16 +17,17 @@ ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"
 
 
 def _document(*, swagger: bool = False, consumes: str = "application/json",
-              error: dict[str, Any] | None = None,
+              top_consumes: str = "application/json", error: dict[str, Any] | None = None,
               limit: dict[str, Any] | None = None, path: str = "/items/{id}") -> dict[str, Any]:
     error = error or ERROR
     limit = limit or LIMIT
     if swagger:
         body = {"name": "body", "in": "body", "schema": {"$ref": "#/definitions/Error"}}
+        post = {"parameters": [body], "responses": {"200": {"description": "ok"}}}
+        if consumes:  # else the document's
+            post["consumes"] = [consumes]
         return {"swagger": "2.0", "info": {"title": "t", "version": "1"},
-                "paths": {path: {"post": {"parameters": [body], "consumes": [consumes],
-                                          "responses": {
-                    "200": {"description": "ok"}}}}},
+                "consumes": [top_consumes], "paths": {path: {"post": post}},
                 "definitions": {"Error": error}}
     response = {"description": "no", "content": {"application/json": {"schema": {
         "$ref": "#/components/schemas/Error"}}}}
@@ -76,7 +77,12 @@ def test_a_change_behind_a_response_only_builds_no_parameters(
     # Swagger 2.0: `consumes` names the request body's media types.
     (_document(swagger=True), _document(swagger=True, consumes="application/xml"),
      [("media-type-removed", ""), ("media-type-added", "")]),
-], ids=["shared-parameter", "placeholder-renamed", "swagger-body", "swagger-consumes"])
+    # ... the document's, for an operation that writes none.
+    (_document(swagger=True, consumes=""), _document(swagger=True, consumes="",
+                                                     top_consumes="application/xml"),
+     [("media-type-removed", ""), ("media-type-added", "")]),
+], ids=["shared-parameter", "placeholder-renamed", "swagger-body", "swagger-consumes",
+        "swagger-document-consumes"])
 def test_whatever_can_make_parameters_differ_builds_them(
         tmp_path: Path, run_cli: Any, old: dict[str, Any], new: dict[str, Any],
         expected: list[tuple[str, str]]) -> None:
