@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from functools import cache
 from json.scanner import make_scanner
@@ -34,11 +35,12 @@ def lines_of(document: Document, pointers: Iterable[tuple[str, ...]]
              ) -> dict[tuple[str, ...], int | None]:
     """`line_of` for many pointers; what they share is read once."""
     locator = _locator(document)
-    return {tuple(p): locator.line(tuple(p)) if locator else None for p in pointers}
+    wanted = [tuple(p) for p in pointers]
+    return locator.lines(wanted) if locator else dict.fromkeys(wanted)
 
 
 class _Locator(Protocol):
-    def line(self, pointer: tuple[str, ...]) -> int | None: ...
+    def lines(self, pointers: list[tuple[str, ...]]) -> dict[tuple[str, ...], int | None]: ...
 
 
 _LOCATORS: WeakKeyDictionary[Document, _Locator] = WeakKeyDictionary()
@@ -114,6 +116,11 @@ class _Indented:
         self._keys: dict[str, tuple[int, int]] = {}
         self._items: list[tuple[int, int]] = []
         self._done = False
+        # The members `member` found, by their place in the parsed object (its keys are in
+        # the text's order): indices, sorted, and where their lines start.
+        self._order: dict[str, int] | None = None
+        self._found: list[int] = []
+        self._starts: list[int] = []
 
     def get(self, segment: str) -> tuple[int, int] | None:
         if self._array:
@@ -127,26 +134,36 @@ class _Indented:
             pass
         return self._keys.get(segment)
 
-    def member(self, key: str) -> tuple[int, int] | None:
-        """A member the parsed data says this object has, found with one substring search
-        for its line (a long needle is found at memory speed; the scan above tries a regex
-        at every line before it). The first such line after the object's start is its own
-        when no line before it is indented less (checked once per stretch of text). None:
-        written some other way (escapes, a space before `:`, members sharing a line), so
-        `get` decides."""
+    def member(self, key: str, parsed: dict[str, Any]) -> tuple[int, int] | None:
+        """A member the parsed object has, found with one substring search for its line (a
+        long needle is found at memory speed; the scan above tries a regex at every line
+        before it). The search runs from the line of the member before it that was already
+        found (else the object's start) to the line of the one after it. The first such line
+        is its own when no line before it is indented less (checked once per stretch of
+        text), or when a member after it bounds the search (between two of its members, the
+        object goes on). None: written some other way (escapes, a space before `:`, members
+        sharing a line), so `get` decides."""
         hit = self._keys.get(key)
         if hit is None and not self._array:
+            if self._order is None:
+                self._order = {name: i for i, name in enumerate(parsed)}
+            index = self._order[key]
+            j = bisect_right(self._found, index)
+            start = self._starts[j - 1] if j else self._pos
+            bounded = j < len(self._found)
             text = self._text
             needle = f"\n{' ' * self._indent}{json.dumps(key, ensure_ascii=False)}"
-            at = text.find(needle, self._pos)
+            at = text.find(needle, start, self._starts[j] if bounded else len(text))
             colon = _COLON.match(text, at + len(needle)) if at >= 0 else None
             if colon is None:
                 return None
-            if at > self._inside:
+            if at > self._inside and not bounded:
                 if _ended(self._indent).search(text, self._inside, at + 1 + self._indent):
                     return None
                 self._inside = at
             hit = self._keys[key] = (at + 1 + self._indent, colon.end())
+            self._found.insert(j, index)
+            self._starts.insert(j, hit[0])
         return hit
 
     def _more(self) -> bool:
@@ -177,11 +194,19 @@ class _JsonLocator:
         # container position -> its children found by indentation (None: not indented)
         self._indented: dict[int, _Indented | None] = {}
 
-    def line(self, pointer: tuple[str, ...]) -> int | None:
+    def lines(self, pointers: list[tuple[str, ...]]) -> dict[tuple[str, ...], int | None]:
+        """Lines counted in the order of their offsets: one pass over the text at most."""
+        offsets = {pointer: self._offset(pointer) for pointer in pointers}
+        lines = {pos: self._lines.at(pos) for pos in sorted(set(offsets.values()))}
+        return {pointer: lines[pos] for pointer, pos in offsets.items()}
+
+    def _offset(self, pointer: tuple[str, ...]) -> int:
+        """Where the line of the key or item at `pointer` (or its closest ancestor) starts."""
         pos = line_pos = skip(_JSON_SPACE, self._text, 0)
         node = self._data
         for segment in pointer:
-            found = self._by_indentation(pos, segment, type(node) is dict and segment in node)
+            found = self._by_indentation(
+                pos, segment, node if type(node) is dict and segment in node else None)
             node = _child(node, segment)
             if found is not None:
                 line_pos, pos = found
@@ -194,19 +219,21 @@ class _JsonLocator:
                 line_pos = pos = children[i]
             else:
                 break
-        return self._lines.at(line_pos)
+        return line_pos
 
-    def _by_indentation(self, pos: int, segment: str, member: bool) -> tuple[int, int] | None:
+    def _by_indentation(self, pos: int, segment: str, parsed: dict[str, Any] | None
+                        ) -> tuple[int, int] | None:
         """Pretty-printed JSON (nearly every published spec): a container's children are the
         lines at one indentation, found with C-speed searches over the container instead
-        of scanning every value before them (`member`: the data has that key). None: not
-        sure (the scanner decides)."""
+        of scanning every value before them (`parsed`: the object, when it has that key).
+        None: not sure (the scanner decides)."""
         if pos not in self._indented:
             self._indented[pos] = self._indentation(pos)
         children = self._indented[pos]
         if children is None:
             return None
-        return (member and children.member(segment)) or children.get(segment)
+        return (parsed is not None and children.member(segment, parsed)) or children.get(
+            segment)
 
     def _indentation(self, pos: int) -> _Indented | None:
         text = self._text

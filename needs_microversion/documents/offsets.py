@@ -9,7 +9,9 @@ ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
 
 
 class Lines:
-    """Line numbers of text offsets, counted from the nearest offset already seen."""
+    """Line numbers of text offsets, counted from the nearest offset already seen, before or
+    after (lookups come in no order: counting only forward from the one before would count
+    most of a large document again for each offset looked up before the last)."""
 
     def __init__(self, text: str) -> None:
         self._text = text
@@ -18,7 +20,11 @@ class Lines:
 
     def at(self, pos: int) -> int:
         i = bisect_right(self._offsets, pos) - 1
-        line = self._lines[i] + self._text.count("\n", self._offsets[i], pos)
+        before = self._offsets[i]
+        if i + 1 < len(self._offsets) and self._offsets[i + 1] - pos < pos - before:
+            line = self._lines[i + 1] - self._text.count("\n", pos, self._offsets[i + 1])
+        else:
+            line = self._lines[i] + self._text.count("\n", before, pos)
         self._offsets.insert(i + 1, pos)
         self._lines.insert(i + 1, line)
         return line

@@ -103,6 +103,9 @@ class YamlLocator:
         self._nodes: dict[int, _Node] = {}
         self._tree: yaml.Node | None = None
 
+    def lines(self, pointers: list[tuple[str, ...]]) -> dict[tuple[str, ...], int | None]:
+        return {pointer: self.line(pointer) for pointer in pointers}
+
     def line(self, pointer: tuple[str, ...]) -> int | None:
         if self._scannable:
             line = self._scan(pointer)

@@ -158,6 +158,22 @@ def test_a_member_is_found_in_its_own_object_however_its_key_is_written() -> Non
     assert lines_of(doc, [("b", "k"), ("a", "k")]) == {("a", "k"): 3, ("b", "k"): 6}
 
 
+def test_members_found_in_any_order_bound_each_other() -> None:
+    """A member is searched for between the members around it already found: in any order
+    of lookups, each is found on its own line, also beside a key written with an escape and
+    with the same keys in a nested object and in the next object."""
+    names = [f"k{i}" for i in range(12)]
+    inner = {name: {name: i} for i, name in enumerate(names)}
+    text = json.dumps({"a": inner, "b": inner}, indent=2).replace('"k5": {', '"\\u006b5": {', 1)
+    doc = parse_document(text.encode(), path=Path("/d.json"), display="d.json", root=Path("/"))
+    pointers = [(side, name, *nested) for side in "ab" for name in names for nested in ((), (name,))]
+    tree = yaml.compose(doc.text, Loader=yaml.CSafeLoader)
+    expected = {p: composed_line(tree, p) for p in pointers}
+    for order in (pointers, pointers[::-1], pointers[::3] + pointers[1::3] + pointers[2::3]):
+        locate._LOCATORS.pop(doc, None)  # a fresh locator: nothing found yet
+        assert lines_of(doc, order) == expected
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
 def test_other_line_breaks(newline: str) -> None:
     path = DATA / "locate.yaml"
