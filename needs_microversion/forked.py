@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pickle
 import stat
 import sys
 from collections.abc import Callable
@@ -66,7 +65,7 @@ def start(work: Callable[[], T], hook: AuditHook | None = None) -> Child[T] | No
         os.close(read_end)
         if hook is not None:
             sys.addaudithook(hook)
-        answer = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+        answer = _dumps(work())
         with os.fdopen(write_end, "wb") as out:
             out.write(answer)
         code = 0
@@ -83,7 +82,7 @@ def result(child: Child[T]) -> T | None:
         if os.waitstatus_to_exitcode(status) != 0:
             return None
     try:
-        answer: T = pickle.loads(data)  # noqa: S301 - our own child's answer
+        answer: T = _loads(data)  # our own child's answer
     except Exception:  # noqa: BLE001 - a helper's child that died mid-answer (or never began)
         return None
     return answer
@@ -176,7 +175,7 @@ def give(helper: Helper, works: list[Callable[[], T]]) -> list[Child[T]] | None:
     try:
         if len(works) > len(helper.answers):
             raise ValueError("more work than the helper has room for")
-        data = pickle.dumps(works, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _dumps(works)
     except Exception:  # noqa: BLE001 - work that cannot be handed over is done another way
         dismiss(helper)
         return None
@@ -233,12 +232,12 @@ def _receive(pipe: int) -> list[Callable[[], Any]]:
         data = source.read(size) if size else b""
     if not data or len(data) != size:
         os._exit(0)
-    works: list[Callable[[], Any]] = pickle.loads(data)  # noqa: S301 - our parent's work
+    works: list[Callable[[], Any]] = _loads(data)  # our parent's work
     return works
 
 
 def _answer(work: Callable[[], Any], write_end: int) -> None:
-    answer = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+    answer = _dumps(work())
     with os.fdopen(write_end, "wb") as out:
         out.write(answer)
 
@@ -264,3 +263,17 @@ def stop(child: Child[T]) -> None:
     if child.pid is not None:  # a helper's child ends with its helper (`end`)
         os.kill(child.pid, signal.SIGKILL)
         os.waitpid(child.pid, 0)
+
+
+# pickle is imported only by a run that forks: a plain diff of two JSON files does not, and
+# pickle (with struct and its tables) is 2 ms of start-up.
+def _dumps(value: Any) -> bytes:
+    import pickle
+
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _loads(data: bytes) -> Any:
+    import pickle
+
+    return pickle.loads(data)  # noqa: S301 - our own process's data, made by our own code

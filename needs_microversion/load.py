@@ -3,7 +3,6 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -205,6 +204,8 @@ def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
     target, copy = _local(path)
     if not _is_tree(target, copy):
         if copy is not None and copy.folder is not None:  # the child runs no exit handlers
+            import shutil  # only here: shutil imports bz2 and lzma, 2 ms of every start-up
+
             shutil.rmtree(copy.folder, ignore_errors=True)
         return None
     return target, _tree_reading(target, copy, path, None)

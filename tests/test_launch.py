@@ -51,21 +51,22 @@ def test_anything_else_goes_to_the_command_line(args: list[str]) -> None:
 
 
 def _console_script(*args: str) -> subprocess.CompletedProcess[str]:
-    """The console script's `main`, in a fresh interpreter; it prints whether typer and the
-    git reader were imported, after the report."""
+    """The console script's `main`, in a fresh interpreter; it prints whether typer, the
+    git reader, pickle and shutil were imported, after the report."""
     code = ("import sys; from needs_microversion import launch; code = launch.main(); "
             "print('typer' in sys.modules, 'needs_microversion.loaders.git' in sys.modules, "
+            "'pickle' in sys.modules, 'shutil' in sys.modules, "
             "file=sys.stderr); sys.exit(code)")
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, timeout=120, check=False)
 
 
-def test_a_plain_diff_runs_without_typer_or_git() -> None:
+def test_a_plain_diff_runs_without_typer_git_or_modules_only_forks_need() -> None:
     done = _console_script("diff", str(EXAMPLES / "old.yaml"), str(EXAMPLES / "new.yaml"),
                            "--no-validate", "--format", "json")
     assert done.returncode == 0
     assert json.loads(done.stdout)["verdict"] == "required"
-    assert done.stderr.splitlines()[-1] == "False False"
+    assert done.stderr.splitlines()[-1] == "False False False False"
 
 
 def test_a_plain_diff_of_bad_input_is_exit_2_in_one_line(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_a_plain_diff_of_bad_input_is_exit_2_in_one_line(tmp_path: Path) -> None
     assert done.returncode == 2 and done.stdout == ""
     error, imported = done.stderr.splitlines()
     assert error.startswith("needs-microversion: error: ") and "missing.yaml" in error
-    assert imported == "False False"
+    assert imported == "False False False False"
 
 
 def test_other_commands_still_run_through_the_command_line() -> None:
