@@ -15,8 +15,8 @@ from functools import cache
 import yaml
 
 from needs_microversion.documents.offsets import Lines, array_index, skip
+from needs_microversion.documents.yaml_reading import SAFE_LOADER
 
-_COMPOSER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 # A node's value is a position in the text, or one of these:
 _LEAF = -1  # a scalar (or null): nothing below it
@@ -213,7 +213,7 @@ class YamlLocator:
     # -- the composed tree -----------------------------------------------------------------
     def _composed(self, pointer: tuple[str, ...]) -> int | None:
         if self._tree is None:
-            self._tree = yaml.compose(self._text, Loader=_COMPOSER)
+            self._tree = yaml.compose(self._text, Loader=SAFE_LOADER)
         if self._tree is None:  # no document at all
             return None
         node = line_node = self._tree

@@ -29,7 +29,8 @@ _INDENT_TO_SPACE = bytes(ord(" ") if c in b" \t-?:" else ord("x") for c in range
 _AMPERSAND = re.compile(rb"&[^\s\[\]{},]")
 _BEFORE_TOKEN = frozenset(b" \t\r\n[{,:\x85\xa8\xa9")  # \x85, \u2028, \u2029 end in these
 
-_YamlBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# PyYAML's C loader where it was built with libyaml (ten times faster), else the Python one.
+SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _checked(construct: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -61,7 +62,7 @@ def _refuse_tag(loader: Any, node: Any) -> Any:
     raise ConstructorError(None, None, f"unsupported YAML tag {node.tag!r}", node.start_mark)
 
 
-class YamlLoader(_YamlBase):  # type: ignore[misc]
+class YamlLoader(SAFE_LOADER):  # type: ignore[misc]
     """The safe loader, minus every tag that is not plain JSON-like data; merges bounded.
     A subclass may let a key be written twice (`unique_keys`) or construct other scalars."""
 
