@@ -8,6 +8,8 @@ validated run is timed twice: with no cache (every document validated, a first r
 "again", with the problems the warm-up kept (a user's next run on the same files). Every
 figure is the median of --repeat runs after one warm-up run; peak memory is the largest resident
 size of one run (the operating system's accounting of the finished process).
+A last line gives what every run pays before any work: Python starting, and the tool on two
+documents with nothing in them (its start-up), to read the small pairs' ratios against.
 
 Run: python benchmarks/bench.py [--repeat N] [--pairs NAME/EXT ...] [--no-validated]
                                 [--tool EXECUTABLE] [--stages]
@@ -108,9 +110,25 @@ def main() -> int:
             row += (f"{slow:>9.3f}{slow / fast:>8.2f}{again:>9.3f}{again / fast:>8.2f}"
                     f"{fast_mb:>9.0f}{slow_mb:>9.0f}")
         print(row + f"{code:>5}", flush=True)
+    print_startup(tool, args.repeat)
     if args.stages:
         print_stages(args.repeat, args.pairs)
     return 0
+
+
+EMPTY = '{"openapi": "3.0.3", "info": {"title": "empty", "version": "1"}, "paths": {}}'
+
+
+def print_startup(tool: list[str], repeat: int) -> None:
+    """Python starting, and the tool comparing two documents with no operations."""
+    python, _, _ = measure([sys.executable, "-c", "pass"], repeat)
+    with tempfile.TemporaryDirectory() as folder:
+        empty = Path(folder) / "empty.json"
+        empty.write_text(EMPTY)
+        tool_s, tool_mb, _ = measure([*tool, str(empty), str(empty), "--format", "json",
+                                      "--no-validate"], repeat)
+    print(f"start-up: python {python:.3f} s; the tool on two empty documents {tool_s:.3f} s, "
+          f"{tool_mb:.0f} MB")
 
 
 def print_stages(repeat: int, pairs: list[str]) -> None:
