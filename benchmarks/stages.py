@@ -1,9 +1,9 @@
 """Where the time of one `diff --no-validate --format json` goes, stage by stage.
 
 Run in a fresh interpreter per pair (bench.py --stages does): the first stage is the import
-of everything the command line imports before it reads a file. Each document is parsed once
-and indexed from that parse (as `load_pair` does), the collector paused as the command pauses
-it, so no stage pays for another's garbage.
+of everything a plain `diff` imports before it reads a file (`launch`: no typer). Each
+document is parsed once and indexed from that parse (as `load_pair` does), the collector
+paused as the command pauses it, so no stage pays for another's garbage.
 Run: python benchmarks/stages.py OLD NEW
 """
 
@@ -24,8 +24,11 @@ def main(old_path: str, new_path: str) -> dict[str, float]:
         stages[name] = now - clock
         clock = now
 
-    import needs_microversion.cli  # noqa: F401  (what every command pays)
     from needs_microversion.collector import collector_paused
+
+    with collector_paused():  # as `launch.main` imports
+        import needs_microversion.commands.diff  # noqa: F401  (what a plain diff pays)
+        import needs_microversion.console  # noqa: F401
     from needs_microversion.compare import compare, with_lines
     from needs_microversion.documents.document import read_document
     from needs_microversion.judge import judge
