@@ -24,6 +24,7 @@ def main(old_path: str, new_path: str) -> dict[str, float]:
         stages[name] = now - clock
         clock = now
 
+    import needs_microversion.launch  # noqa: F401  (the console script)
     from needs_microversion.collector import collector_paused
 
     with collector_paused():  # as `launch.main` imports
