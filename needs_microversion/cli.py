@@ -94,6 +94,10 @@ def diff(
     profile: Profile = None,
     catch_up: CatchUp = None,
     count_corrections: CountCorrections = None,
+    root: Annotated[Optional[str], typer.Option(
+        help="Read no file outside this folder (the inputs, their includes, samples and "
+        "$ref targets, whatever symlinks they run through); default: each input's own "
+        "tree (its repository, else its folder).")] = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart.
 
@@ -112,7 +116,7 @@ def diff(
         silent_failures=tuple(silent_failure or ()), exempt_error_codes=exempt_error_codes,
         free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
         old_version=old_version, new_version=new_version, config=config, profile=profile,
-        catch_up=catch_up, count_corrections=count_corrections))
+        catch_up=catch_up, count_corrections=count_corrections, root=root))
 
 
 @app.command()
@@ -145,6 +149,9 @@ def check(
     profile: Profile = None,
     catch_up: CatchUp = None,
     count_corrections: CountCorrections = None,
+    all_warnings: Annotated[bool, typer.Option(
+        "--all-warnings", help="List every warning about files this change does not touch "
+        "(default: one line counts them).")] = False,
 ) -> int:
     """Compare the repository's API documents with a git base revision (CI, pre-commit).
 
@@ -167,7 +174,7 @@ def check(
                            exempt_error_codes=exempt_error_codes,
                            free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                            profile=profile, catch_up=catch_up,
-                           count_corrections=count_corrections)
+                           count_corrections=count_corrections, all_warnings=all_warnings)
     result = run_check(request)
     return console.emit(render(result.documents, fmt, explain=explain), result.warnings,
                         result.exit_code)
@@ -209,8 +216,10 @@ def history(
                              config=config, profile=profile, catch_up=catch_up,
                              count_corrections=count_corrections,
                              disabled=tuple(disable or ()))
+    from needs_microversion import streams
+
     result = run_history(request, progress_bar())
-    typer.echo(render_history(result, fmt), nl=False)
+    streams.write(sys.stdout, render_history(result, fmt))
     return 0
 
 
@@ -221,16 +230,16 @@ def rules(
 ) -> int:
     """List every rule (id, question, verdict), or document one: RULE_ID is a rule's id
     (`needs-microversion rules status-code`)."""
+    from needs_microversion import streams
     from needs_microversion.rules import RULES, get
 
     if rule_id:
         rule = get(rule_id)
-        typer.echo(f"{rule.id} (order {rule.order}): finding ids {', '.join(rule.finding_ids)}")
-        typer.echo(_dedent(rule.__doc__ or ""))
+        streams.write(sys.stdout, f"{rule.id} (order {rule.order}): finding ids "
+                                  f"{', '.join(rule.finding_ids)}\n{_dedent(rule.__doc__ or '')}\n")
         return 0
-    for rule in RULES:
-        typer.echo(f"{rule.order:>2}  {rule.id:<16} {rule.question}  "
-                   f"[{', '.join(rule.finding_ids)}]")
+    streams.write(sys.stdout, "".join(f"{rule.order:>2}  {rule.id:<16} {rule.question}  "
+                                      f"[{', '.join(rule.finding_ids)}]\n" for rule in RULES))
     return 0
 
 
@@ -247,8 +256,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = typer.main.get_command(app)
 
     def run() -> int:
-        result = command.main(args=list(sys.argv[1:] if argv is None else argv),
-                              prog_name="needs-microversion", standalone_mode=False)
+        try:
+            result = command.main(args=list(sys.argv[1:] if argv is None else argv),
+                                  prog_name="needs-microversion", standalone_mode=False)
+        except SystemExit as exc:
+            # Outside standalone mode click exits by itself only when its own output (help,
+            # usage) meets a broken pipe, and with 1, which CI reads as "a microversion is
+            # needed": the reader went away, nothing was judged.
+            from needs_microversion import streams
+
+            streams.silence(sys.stdout)
+            return 0 if exc.code in (None, 1) else exc.code if isinstance(exc.code, int) else 2
         return result if isinstance(result, int) else 0  # a command's return value
 
     return guarded(run, _click_outcome)
@@ -261,7 +279,9 @@ def _click_outcome(exc: Exception) -> int | None:
         return int(getattr(exc, "exit_code", 0) or 0)
     if "ClickException" in names or "TyperException" in names:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        print(f"needs-microversion: error: {' '.join(message.split())}", file=sys.stderr)
+        from needs_microversion import streams
+
+        streams.say(f"needs-microversion: error: {' '.join(message.split())}")
         return 2
     if "Abort" in names:
         return 2

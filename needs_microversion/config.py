@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from needs_microversion.documents.files import current_folder, real
 from needs_microversion.errors import InputError
 from needs_microversion.model.snapshot import OpKey, path_shape
 from needs_microversion.model.verdict import Claim, Finding
@@ -152,22 +153,45 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
             raise InputError(f"--config {explicit}: no such file")
         if path.suffix not in (".toml", ".yaml", ".yml"):
             raise InputError(f"--config must be a .toml or .yaml file, got {explicit!r}")
-        config = parse_config(_read(path), path.name, path.resolve().parent, _display(path),
-                              path=path.resolve())
+        config = parse_config(_read(path), path.name, real(path).parent, _display(path),
+                              path=real(path))
         if config is None:
             raise InputError(f"no [{TABLE}] table", _display(path))
         return config
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
+    folder = real(start or current_folder())
+    searched = _searched(folder)
+    top = searched[-1]  # the repository's top, else the filesystem root: reads stay below
+    for candidate in searched:
         for name in CONFIG_NAMES:
             path = candidate / name
-            if path.is_file():
-                config = parse_config(_read(path), name, candidate, _display(path), path=path)
-                if config is not None:
-                    return config
-        if (candidate / ".git").exists():
-            break
+            if not os.path.lexists(path):
+                continue
+            _inside(path, top if (top / ".git").exists() else candidate)
+            config = parse_config(_read(path), name, candidate, _display(path), path=path)
+            if config is not None:
+                return config
     return Config(path=None, root=folder, services=())
+
+
+def _searched(folder: Path) -> list[Path]:
+    """The folders searched for a configuration: from `folder` up to the repository's top
+    (the folder holding `.git`), or to the filesystem's root outside a repository."""
+    found = []
+    for candidate in (folder, *folder.parents):
+        found.append(candidate)
+        if os.path.lexists(candidate / ".git"):
+            break
+    return found
+
+
+def _inside(path: Path, top: Path) -> None:
+    """A configuration file found by the search is read only when it lies inside the
+    repository (or its own folder, outside one) once its links are followed; its text is
+    never shown otherwise."""
+    real = os.path.realpath(path)
+    base = os.path.realpath(top)
+    if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+        raise InputError(f"leads outside {top} (a symlink?); not read", _shown(path))
 
 
 def parse_config(text: str, name: str, root: Path, display: str, *,
@@ -259,11 +283,19 @@ def _yaml_mapping(text: str, display: str) -> dict[str, Any]:
 
 def _display(path: Path) -> str:
     """Relative to the current folder when below it: what the user would type."""
-    absolute = path.resolve()
+    absolute = real(path)
     try:
-        return str(absolute.relative_to(Path.cwd().resolve()))
+        return str(absolute.relative_to(real(current_folder())))
     except ValueError:
         return str(absolute)
+
+
+def _shown(path: Path) -> str:
+    """The path as found, its links not followed (where a link leads is not for display)."""
+    try:
+        return os.path.relpath(path, current_folder())
+    except ValueError:
+        return str(path)
 
 
 # -- checking --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from needs_microversion import streams
 from needs_microversion.errors import InputError
 
 if TYPE_CHECKING:
@@ -35,11 +36,11 @@ def diff(request: DiffRequest) -> int:
 
 
 def emit(output: str, warnings: Sequence[str], code: int) -> int:
-    """Warnings on stderr, the report on stdout; the exit code back to the caller."""
+    """Warnings on stderr, the report on stdout; the exit code back to the caller, whether
+    or not the streams could take them (a closed stdout, a reader gone: `streams`)."""
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    sys.stdout.write(output)
-    sys.stdout.flush()
+        streams.say(f"warning: {warning}")
+    streams.write(sys.stdout, output)
     return code
 
 
@@ -50,7 +51,17 @@ def guarded(run: Callable[[], int],
     try:
         return run()
     except InputError as exc:
-        print(f"needs-microversion: error: {exc}", file=sys.stderr)
+        streams.say(f"needs-microversion: error: {exc}")
+        return 2
+    except BrokenPipeError:  # the reader of a listing (`rules`, `history`) went away
+        streams.silence(sys.stdout)
+        return 0
+    except MemoryError:
+        streams.say("needs-microversion: error: out of memory reading the input (too large "
+                    "for this machine's limits)")
+        return 2
+    except RecursionError:
+        streams.say("needs-microversion: error: the input nests too deeply to be read")
         return 2
     except Exception as exc:  # noqa: BLE001 - the parser's signals, then our own bugs
         code = outcome(exc)
@@ -60,7 +71,8 @@ def guarded(run: Callable[[], int],
             raise
         # Python's own exit code for a crash is 1, which a CI job would read as "a
         # microversion is needed": a bug gets a code of its own.
-        print(f"needs-microversion: internal error (a bug, please report it with the two "
-              f"documents; NEEDS_MICROVERSION_DEBUG=1 shows the traceback): "
-              f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
+        text = " ".join(str(exc).split())
+        streams.say(f"needs-microversion: internal error (a bug, please report it with the "
+                    f"two documents; NEEDS_MICROVERSION_DEBUG=1 shows the traceback): "
+                    f"{type(exc).__name__}: {text[:500]}")
         return 3

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from needs_microversion import forked
+from needs_microversion import forked, streams
 from needs_microversion.collector import collector_paused
 
 if TYPE_CHECKING:
@@ -38,13 +38,11 @@ def run() -> NoReturn:
     """The console script: `main`, then the process ends without Python's finalisation.
     Tearing down a comparison of two 4 MB documents (a few million objects, freed one by
     one, and a last full collection) takes 25 ms and gives nothing back to the user; the
-    exit handlers (temporary copies out of git) still run."""
+    exit handlers (temporary copies out of git) still run. A closed or broken stream never
+    changes the code (`streams`)."""
+    streams.make_usable()
     code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed or broken pipe: Python's own exit reports it
-        raise SystemExit(code) from None
+    streams.flush_all()
     atexit._run_exitfuncs()
     os._exit(code)
 

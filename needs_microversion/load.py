@@ -3,6 +3,7 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.document import read_document
-from needs_microversion.documents.files import DISK
+from needs_microversion.documents.files import DISK, current_folder, real
 from needs_microversion.documents.reading import read_head
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.openapi.builder import SnapshotBuilder, load_openapi
@@ -24,8 +25,8 @@ if TYPE_CHECKING:  # imported where used: none is needed to compare two files un
     from needs_microversion.loaders.openapi.validate import Beside
 
 
-def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
-              ) -> tuple[Snapshot, Snapshot, Validation]:
+def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False,
+              root: Path | None = None) -> tuple[Snapshot, Snapshot, Validation]:
     """Both sides, their paths written alike, and their validation: found in a forked child
     while the caller compares them (`Validation.attach` adds the problems when needed).
 
@@ -33,10 +34,13 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     (`/v2/volumes`, `/v3/volumes`), a tree of one version drops them. When only one side of a
     pair has several (cinder removed its v2 reference), the other is read again keeping them,
     or every operation of the remaining version would look removed and added.
+
+    `root`: no file on disk is read outside this folder (a repository's top: `check`;
+    `diff --root`), the inputs themselves included, whatever symlinks they run through.
     """
     helper = _validating_helper(old, new) if validate else None
     try:
-        sides = _prepare_pair(old, new)
+        sides = _prepare_pair(old, new, root)
     except BaseException:
         if helper is not None:
             forked.dismiss(helper)
@@ -55,9 +59,11 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
         a, b = (s.build() if isinstance(s, SnapshotBuilder) else s for s in sides)
         if a.source == b.source == "api-ref" and _majors(a) != _majors(b):
             if _majors(a):
-                b = load_snapshot(new, validate=validate, strict=strict, keep_major=True)
+                b = load_snapshot(new, validate=validate, strict=strict, keep_major=True,
+                                  root=root)
             else:
-                a = load_snapshot(old, validate=validate, strict=strict, keep_major=True)
+                a = load_snapshot(old, validate=validate, strict=strict, keep_major=True,
+                                  root=root)
     except BaseException:
         validation.cancel()
         raise
@@ -129,10 +135,10 @@ def _majors(snapshot: Snapshot) -> bool:
 
 
 def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
-                  keep_major: bool | None = None) -> Snapshot:
+                  keep_major: bool | None = None, root: Path | None = None) -> Snapshot:
     """Load and normalise one side; validation problems are warnings unless strict.
     `keep_major` (api-ref): keep version prefixes in paths; None decides by the tree."""
-    side = _prepare(path, keep_major)
+    side = _prepare(path, keep_major, root)
     if not isinstance(side, SnapshotBuilder):
         return side
     warnings: list[str] = []
@@ -146,27 +152,29 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
     return _with_warnings(side.build(), warnings)
 
 
-def _prepare_pair(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
+def _prepare_pair(old: str, new: str, root: Path | None) -> list[Snapshot | SnapshotBuilder]:
     """Both sides. Reading an api-ref tree is most of a `check` (nova: 0.2-0.3 s a side,
     with its copy out of git), so the old side's tree is read in a forked child while this
     process reads the new one (`forked`); a failed child's side is read here. So is a large
     YAML file: the new one is parsed in a child while this process parses the old one."""
     if not _may_be_tree(old):
-        return _prepare_files(old, new)
-    read, second = forked.alongside(lambda: _read_tree(old), lambda: _prepare(new, None))
-    first = _prepare(old, None) if read is None else _apiref_snapshot(*read, old)
+        return _prepare_files(old, new, root)
+    read, second = forked.alongside(lambda: _read_tree(old, root),
+                                    lambda: _prepare(new, None, root))
+    first = _prepare(old, None, root) if read is None else _apiref_snapshot(*read, old)
     return [first, second]
 
 
-def _prepare_files(old: str, new: str) -> list[Snapshot | SnapshotBuilder]:
+def _prepare_files(old: str, new: str, root: Path | None) -> list[Snapshot | SnapshotBuilder]:
     """Both sides, the old one read first (its error is the one reported when both are bad).
 
     PyYAML parses ~7 MB/s (stripe's 3 MB: 0.6 s a side) and a parsed document comes back
     from a child pickled at ~100 MB/s, so a large YAML file is read in a forked child while
     this process reads the other; JSON parses as fast as it would come back, so it is not."""
     doc, first = forked.alongside(
-        (lambda: _read_file(new)) if _slow_to_parse(new) else None, lambda: _prepare(old, None))
-    return [first, _prepare(new, None) if doc is None else _checked_builder(doc)]
+        (lambda: _read_file(new, root)) if _slow_to_parse(new) else None,
+        lambda: _prepare(old, None, root))
+    return [first, _prepare(new, None, root) if doc is None else _checked_builder(doc)]
 
 
 # Below this a YAML file parses in less time than a child takes to start and answer.
@@ -184,9 +192,9 @@ def _slow_to_parse(path: str) -> bool:
     return size >= _CHILD_PARSE_BYTES and start[:1] not in (b"{", b"[")
 
 
-def _read_file(path: str) -> Document:
+def _read_file(path: str, root: Path | None) -> Document:
     """In the child: the document, read as `_prepare` reads a file on disk."""
-    return read_document(Path(path), display=path)
+    return read_document(_local(path, root)[0], display=path)
 
 
 def _may_be_tree(path: str) -> bool:
@@ -199,23 +207,25 @@ def _may_be_tree(path: str) -> bool:
     return names_folder(path)
 
 
-def _read_tree(path: str) -> tuple[Path, ApiRefResult] | None:
+def _read_tree(path: str, root: Path | None) -> tuple[Path, ApiRefResult] | None:
     """In the child: the api-ref tree's reading, or None when `path` is a file."""
-    target, copy = _local(path)
+    target, copy = _local(path, root)
     if not _is_tree(target, copy):
         if copy is not None and copy.folder is not None:  # the child runs no exit handlers
             import shutil  # only here: shutil imports bz2 and lzma, 2 ms of every start-up
 
             shutil.rmtree(copy.folder, ignore_errors=True)
         return None
-    return target, _tree_reading(target, copy, path, None)
+    return target, _tree_reading(target, copy, path, None, root)
 
 
-def _prepare(path: str, keep_major: bool | None) -> Snapshot | SnapshotBuilder:
+def _prepare(path: str, keep_major: bool | None, root: Path | None
+             ) -> Snapshot | SnapshotBuilder:
     """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked."""
-    target, copy = _local(path)
+    target, copy = _local(path, root)
     if _is_tree(target, copy):
-        return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major), path)
+        return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major, root),
+                                path)
     return _checked_builder(read_document(target, display=path))
 
 
@@ -232,17 +242,27 @@ def _is_tree(target: Path, copy: LocalCopy | None) -> bool:
 
 
 def _tree_reading(target: Path, copy: LocalCopy | None, display: str,
-                  keep_major: bool | None) -> ApiRefResult:
-    """The api-ref reader's answer; a revision's tree is read from memory."""
+                  keep_major: bool | None, root: Path | None) -> ApiRefResult:
+    """The api-ref reader's answer; a revision's tree is read from memory, a tree on disk
+    within `root` when one is given."""
     from needs_microversion.loaders.apiref.reader import load_apiref
 
-    files = copy.files if copy is not None and copy.files is not None else DISK
-    return load_apiref(target, display=display, keep_major=keep_major, fs=files)
+    if copy is not None and copy.files is not None:
+        return load_apiref(target, display=display, keep_major=keep_major, fs=copy.files)
+    return load_apiref(target, display=display, keep_major=keep_major, fs=DISK,
+                       sandbox=None if root is None else Path(os.path.realpath(root)))
 
 
-def _local(path: str) -> tuple[Path, LocalCopy | None]:
-    """Where the input is on disk: itself, or its copy out of git when it is REV:PATH."""
+def _local(path: str, root: Path | None = None) -> tuple[Path, LocalCopy | None]:
+    """Where the input is on disk: itself, or its copy out of git when it is REV:PATH. A
+    file or folder on disk must lie inside `root` (when given) once its links are followed."""
     target = Path(path)
+    if root is not None and os.path.lexists(path):
+        real, top = os.path.realpath(path), os.path.realpath(root)
+        if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+            raise InputError(f"leads outside {root} (a symlink out of the repository?); not "
+                             f"read", path)
+        return target, None
     if ":" in path and not target.exists():
         # Git machinery is imported only for a name that is not a path but may be REV:PATH.
         from needs_microversion.loaders.git import checkout
@@ -254,7 +274,7 @@ def _local(path: str) -> tuple[Path, LocalCopy | None]:
 
 
 def _apiref_snapshot(directory: Path, result: ApiRefResult, display: str) -> Snapshot:
-    doc = Document(path=directory.resolve(), display=display, root=directory.resolve(),
+    doc = Document(path=real(directory), display=display, root=real(directory),
                    text="", data=result.document, format="api-ref")
     return _with_warnings(load_openapi(doc, source="api-ref"), list(result.warnings))
 
@@ -262,7 +282,7 @@ def _apiref_snapshot(directory: Path, result: ApiRefResult, display: str) -> Sna
 def empty_snapshot(display: str) -> Snapshot:
     """An API description with no operation: the side of a change to an API whose only
     record is its version file and history (`commands.diff.run_record`)."""
-    here = Path.cwd()
+    here = current_folder()
     data = {"openapi": "3.0.3", "info": {"title": display, "version": ""}, "paths": {}}
     return load_openapi(Document(path=here, display=display, root=here, text="", data=data,
                                  format="api-ref"), source="api-ref")

@@ -128,12 +128,19 @@ ACKNOWLEDGED = _report(
 
 # -- json ----------------------------------------------------------------------------------
 
-def _json_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(files("needs_microversion.report").joinpath("report.schema.json")
-                        .read_text(encoding="utf-8"))
+def _json_validator(name: str = "report.schema.json") -> jsonschema.protocols.Validator:
+    """A validator of one shipped schema; the check wrapper's refers to the report's."""
+    from referencing import Registry, Resource
+
+    schemas = {other: json.loads(files("needs_microversion.report").joinpath(other)
+                                 .read_text(encoding="utf-8"))
+               for other in ("report.schema.json", "check.schema.json")}
+    registry = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values())
+    schema = schemas[name]
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema)
+    return cls(schema, registry=registry)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -190,10 +197,12 @@ def test_sarif_matches_the_official_schema(case: str, diff: Diff) -> None:
     assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
     assert result["level"] == {"provided": "warning", "not-provided": "error",
                                "bug-fix": "warning"}[case]
-    # The same place as the json format's "file:line" (the file alone when the line is unknown).
+    # The same place as the json format's new "file:line" (the file alone when the line is
+    # unknown): for a removal, the place in the new file it was removed from.
     [change] = json.loads(diff(case, "json")[0])["changes"]
-    file, _, line = change["location"].rpartition(":") if ":" in change["location"] \
-        else (change["location"], "", "")
+    place = change["new_location"] or change["removed_from"]
+    assert place and (change["new_location"] or change["change"] == "removed")
+    file, _, line = place.rpartition(":") if ":" in place else (place, "", "")
     physical = result["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"] == file  # relative, as given
     assert physical.get("region") == ({"startLine": int(line)} if line else None)
@@ -406,3 +415,27 @@ def test_github_annotations_name_the_work_tree_file_of_git_inputs() -> None:
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
         "api-ref/source/servers.inc"
     assert 'file="api-ref/source/servers.inc"' in render(report, "junit")
+
+
+def test_check_output_matches_the_check_schema(tmp_path, monkeypatch, run_cli) -> None:
+    """Real `check --format json` output, a contract change and a document unchanged, is
+    valid against the wrapper's own schema (each report against the report's)."""
+    from gitrepo import quiet_git  # noqa: F401  (its autouse fixture is imported with it)
+    from repositories import NOVA_PARAMETERS, NOVA_SERVERS, nova_like
+
+    repo = nova_like(tmp_path / "r")
+    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace(
+        "  - status: status\n", "  - status: status\n  - pinned: pinned\n"),
+        "api-ref/source/parameters.yaml": NOVA_PARAMETERS + "pinned:\n  description: P.\n"
+        "  in: body\n  required: true\n  type: boolean\n",
+        "nova/api/openstack/compute/servers.py": "# pinned\n"})
+    monkeypatch.chdir(repo.top)
+    for args in (("--from-ref", "HEAD~1", "--to-ref", "HEAD"), ("--base", "HEAD")):
+        code, out, err = run_cli("check", *args, "--format", "json", "--no-validate")
+        document = json.loads(out)
+        _json_validator("check.schema.json").validate(document)
+        assert document["exit_code"] == code and document["documents"], err
+    wrong = json.loads(out)
+    wrong["documents"][0]["report"]["severity"] = "high"
+    with pytest.raises(jsonschema.ValidationError):
+        _json_validator("check.schema.json").validate(wrong)

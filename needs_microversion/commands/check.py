@@ -37,9 +37,12 @@ from pathlib import Path
 
 from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_config, \
     parse_config
+from needs_microversion.documents.files import current_folder, possible_path
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
+from needs_microversion.loaders.git.worktree import worktree_changes
 from needs_microversion.model.verdict import Report
+from needs_microversion.report.common import in_worktree, warning_place
 from needs_microversion.repository.evidence import Evidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -69,6 +72,7 @@ class CheckRequest:
     profile: str | None = None
     catch_up: bool | None = None
     count_corrections: bool | None = None
+    all_warnings: bool = False  # list warnings about untouched files one by one
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ class Target:
 def run_check(request: CheckRequest) -> CheckResult:
     """The reports of the documents the request compares."""
     with cached():  # nothing changes the repository during a run
-        repo = Repo.find(Path.cwd(), "not inside a git repository, so there is nothing to "
-                                     "compare the documents with", str(Path.cwd()))
+        here = current_folder()
+        repo = Repo.find(here, "not inside a git repository, so there is nothing to compare "
+                               "the documents with", str(here))
         warnings: list[str] = []
         sides = _sides(repo, request, warnings)
         if sides is None:
@@ -120,7 +125,8 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                          str(repo.top))
     changed = _changed_paths(repo, old, new)
     if request.files:
-        touched = {_in_repo(repo, Path(name).absolute()) for name in request.files}
+        touched = {_in_repo(repo, Path(name).absolute()) for name in request.files
+                   if possible_path(name)}  # a name no file system takes touches nothing
         targets = [t for t in targets if _touches(touched, t, new, layout)]
         if not targets:  # pre-commit on a commit that touches no API document
             return CheckResult(warnings=warnings)
@@ -160,12 +166,40 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                            exempt_error_codes=request.exempt_error_codes,
                            free_form=request.free_form, disabled=request.disabled,
                            catch_up=request.catch_up,
-                           count_corrections=request.count_corrections)
+                           count_corrections=request.count_corrections,
+                           root=str(repo.top) if new.on_disk else None)
         for key, report in [(None, run_record(diff))] if target.record else run_diffs(diff):
             warnings.extend(report.warnings)
             documents.append((f"{target.service.name} {key}" if key else target.service.name,
                               report))
-    return CheckResult(documents, warnings)
+    return standing_summed_up(CheckResult(documents, warnings), repo, new, changed,
+                              request.all_warnings)
+
+
+def standing_summed_up(result: CheckResult, repo: Repo, new: Revision, changed: tuple[str, ...],
+                       list_all: bool) -> CheckResult:
+    """Warnings about files the change does not touch stand in the repository whatever the
+    change does (nova 3, ironic 7, cinder 8 at their HEAD): one line says how many, unless
+    `list_all`; every report learns which files the change touched (annotations go on
+    those only)."""
+    touched = tuple(in_worktree(new.name(path)) for path in changed)
+    shown = set(touched)
+
+    def standing(warning: str) -> bool:
+        place = warning_place(warning)
+        return place is not None and place[0] not in shown
+
+    count = sum(1 for warning in result.warnings if standing(warning))
+    summary = (f"{count} warning(s) about files this change does not touch (they stand in "
+               f"the repository; --all-warnings lists them)") if count and not list_all else ""
+    documents: list[tuple[str, Report]] = []
+    for label, report in result.documents:
+        kept = tuple(w for w in report.warnings if list_all or not standing(w))
+        if summary and not documents:  # said once, with the first report
+            kept = (*kept, summary)
+        documents.append((label, replace(report, warnings=kept, touched=touched)))
+    warnings = [w for w in result.warnings if list_all or not standing(w)]
+    return CheckResult(documents, warnings + ([summary] if summary else []))
 
 
 def _moved_from(old: Layout | None, new: Layout | None, at: Revision) -> str | None:
@@ -252,7 +286,7 @@ def _same_repository(repo: Repo, config: Config) -> None:
     """The configured documents are read in the current folder's repository."""
     if _in_repo(repo, config.root) is None:
         raise InputError(f"run 'check' inside the repository of {config.display}",
-                         str(Path.cwd()))
+                         str(current_folder()))
 
 
 def _targets(config: Config, repo: Repo, new: Revision, layout: Layout | None
@@ -328,15 +362,18 @@ def _touches(files: set[str | None], target: Target, new: Revision, layout: Layo
 # -- the evidence ----------------------------------------------------------------------------
 
 def _changed_paths(repo: Repo, old: Revision, new: Revision) -> tuple[str, ...]:
-    """Paths that differ between the sides, from the repository's top."""
+    """Paths that differ between the sides, from the repository's top. The working tree is
+    compared by hashing what is read (`worktree_changes`), never by `git diff`, which would
+    refresh the index and run the repository's filters; files not added yet count too (a
+    new release note)."""
+    if new.on_disk:
+        return worktree_changes(repo, str(old.commit))
     args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
     if new.commit is not None:
         out = repo.git(*args, str(old.commit), new.commit)
-    else:
-        out = repo.git(*args, *(["--cached"] if new.label == "" else []), str(old.commit))
+    else:  # the index against a tree: git reads no working-tree file
+        out = repo.git(*args, "--cached", str(old.commit))
     names = [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
-    if new.on_disk:  # files not added yet count too: a new release note
-        names.extend(repo.untracked())
     return tuple(sorted(set(names)))
 
 

@@ -11,9 +11,10 @@ from urllib.parse import urlsplit
 
 from needs_microversion.bookkeeping import bookkeeping
 from needs_microversion.collector import collector_paused
-from needs_microversion.compare import compare, with_lines
+from needs_microversion.compare import compare, with_lines, with_removal_places
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
+from needs_microversion.documents.files import possible_path
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.judge import judge, side_warnings
@@ -61,12 +62,19 @@ class DiffRequest:
     # What the repository says (check, history): version file, release, history, files.
     evidence: Evidence | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
+    root: str | None = None  # no file on disk is read outside this folder (None: each tree's)
 
 
 def run_diffs(request: DiffRequest) -> list[tuple[str | None, Report]]:
     """The report of the comparison; for two folders of OpenAPI documents (openstack-openapi's
     `specs/`), one report per pair of documents, labelled with the pair's key, and a warning
     for a document on one side only."""
+    for name in (request.old, request.new, *([request.config] if request.config else [])):
+        if not possible_path(name):
+            raise InputError("no such file (no file system takes a name this long, or one "
+                             "holding a NUL character)", name)
+    if request.root is not None and not Path(request.root).is_dir():
+        raise InputError("--root must name a folder", request.root)
     old_names, new_names = _folder_names(request.old), _folder_names(request.new)
     if old_names is None or new_names is None or not (
             is_spec_folder(old_names) and is_spec_folder(new_names)):
@@ -139,7 +147,8 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
     evidence = request.evidence or _evidence_from_texts(request, config, service)
     old, new, validation = (empty_snapshot(request.old), empty_snapshot(request.new),
                             Validation.none()) if record else load_pair(
-        request.old, request.new, validate=request.validate, strict=request.strict)
+        request.old, request.new, validate=request.validate, strict=request.strict,
+        root=Path(request.root) if request.root else None)
     with validation:  # a failure below ends the child still validating
         doc_maxima = (old.max_version, new.max_version)
         code_maxima = (evidence.old_max, evidence.new_max) if evidence else (None, None)
@@ -242,8 +251,9 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     the changes of documents that write no microversion (`repository.judging`). The
     validation problems are waited for only after the comparison, which they never change.
     `documents_decide`: neither a version file nor the user says what the old maximum is."""
-    changes = with_lines(compare(old, new, options.documentation_catch_up, documents_decide),
-                         (old, new))
+    changes = with_removal_places(with_lines(
+        compare(old, new, options.documentation_catch_up, documents_decide), (old, new)),
+        old, new)
     if validation is not None:
         old, new = validation.attach(old, new)
     experimental = experimental_operations(old, {c.op_key for c in changes},

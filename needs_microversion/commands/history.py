@@ -26,10 +26,10 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from needs_microversion.commands.check import CheckRequest, judge_change
+from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.model.history import History, HistoryRow, HistorySummary
@@ -58,8 +58,8 @@ class HistoryRequest:
 def run_history(request: HistoryRequest,
                 progress: Callable[[int, int], None] | None = None) -> History:
     """Judge every commit of the range; `progress(done, total)` after each one."""
-    repo = Repo.find(Path.cwd(), "not inside a git repository: history reads one",
-                     str(Path.cwd()))
+    here = current_folder()
+    repo = Repo.find(here, "not inside a git repository: history reads one", str(here))
     with cached():
         until = repo.commit(request.until or "HEAD")
         if until is None:

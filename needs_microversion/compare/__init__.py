@@ -10,13 +10,13 @@ corrects the document; `lines` fills in line numbers for what is reported.
 from __future__ import annotations
 
 from needs_microversion.compare.corrections import with_evidence
-from needs_microversion.compare.lines import with_lines
+from needs_microversion.compare.lines import with_lines, with_removal_places
 from needs_microversion.compare.merge import beside_one_microversion, without_told_announcements
 from needs_microversion.compare.operations import Comparer
 from needs_microversion.model.change import Change
 from needs_microversion.model.snapshot import Snapshot
 
-__all__ = ["compare", "with_lines"]
+__all__ = ["compare", "with_lines", "with_removal_places"]
 
 
 def compare(old: Snapshot, new: Snapshot, catch_up: bool = True,

@@ -15,6 +15,7 @@ from typing import Any
 
 from needs_microversion.documents.limits import MAX_DEPTH, MAX_NODES, SourceFloat
 from needs_microversion.documents.reading import FileTooLarge, describe_size, read_bounded
+from needs_microversion.documents.files import real
 from needs_microversion.errors import InputError
 from needs_microversion.model.document import Document
 
@@ -31,13 +32,10 @@ _PEEL_PASSES = 64
 def read_document(path: str | Path, *, display: str | None = None,
                   root: Path | None = None) -> Document:
     shown = str(path) if display is None else display
-    try:
-        resolved = Path(path).resolve()
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop before 3.13
-        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", shown) from None
+    resolved = real(path)  # a loop of links stays a name: reading it says what is wrong
     raw = read_bounded(resolved, shown, MAX_BYTES)
     return parse_document(raw, path=resolved, display=shown,
-                          root=resolved.parent if root is None else Path(root).resolve())
+                          root=resolved.parent if root is None else real(root))
 
 
 _EMPTY = object()  # no default for an empty file: it is an error

@@ -28,7 +28,8 @@ class Files(Protocol):
 
 
 class Disk:
-    """The file system, as `pathlib` sees it (symlinks followed by `resolve`)."""
+    """The file system, as `pathlib` sees it (symlinks followed by `resolve`, a loop of
+    them left as a name)."""
 
     def is_file(self, path: Path) -> bool:
         return path.is_file()
@@ -37,7 +38,7 @@ class Disk:
         return path.is_dir()
 
     def resolve(self, path: Path) -> Path:
-        return path.resolve()
+        return real(path)
 
     def below(self, folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
         """Every file below a folder with one of these suffixes, as reached (not resolved)."""
@@ -49,6 +50,21 @@ class Disk:
 
 
 DISK = Disk()
+
+
+def real(path: str | Path) -> Path:
+    """The path with its links followed (`Path.resolve` raises on a loop of links before
+    Python 3.13; a loop here stays a name, and reading it says what is wrong)."""
+    return Path(os.path.realpath(path))
+
+
+def current_folder() -> Path:
+    """The current folder; InputError when it no longer exists (deleted under the shell)."""
+    try:
+        return Path.cwd()
+    except OSError as exc:
+        raise InputError(f"the current folder cannot be read ({exc.strerror or exc}): was it "
+                         "deleted? cd into the repository again") from None
 
 
 @dataclass(frozen=True)
@@ -86,3 +102,17 @@ class InMemory:
         if len(data) > limit:
             raise FileTooLarge(f"is larger than {describe_size(limit)} (the limit)", display)
         return data
+
+
+# Longer than any file system takes (PATH_MAX, NAME_MAX on Linux and macOS): such a name is
+# no file, and asking the system about it raises an error of its own, not "no such file".
+MAX_PATH_CHARS = 4096
+MAX_NAME_CHARS = 255
+
+
+def possible_path(text: str) -> bool:
+    """Whether `text` could name a file at all (length, no NUL); a name that cannot is
+    reported as no such file, never asked of the system."""
+    return (len(text) <= MAX_PATH_CHARS and "\0" not in text
+            and all(len(part.encode("utf-8", "surrogateescape")) <= MAX_NAME_CHARS
+                    for part in text.replace("\\", "/").split("/")))

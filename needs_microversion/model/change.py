@@ -89,6 +89,9 @@ class Change:
     # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
     # them). A label may hold any character: a pattern `{1,255}` is one label.
     merged: tuple[str, ...] = ()
+    # For an element removed (no new location): where in the new document it was removed
+    # from, the nearest place that is still there (annotations go on the new file).
+    removed_from: Location | None = None
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:

@@ -70,6 +70,9 @@ class Report:
     notes: tuple[str, ...] = ()  # e.g. expired or unused acknowledgements
     bookkeeping: Bookkeeping | None = None
     evidence: tuple[str, ...] = ()  # what the repository said (version file, release...)
+    # The files the change touched, as the report names them (check); None: unknown. Where
+    # a pull request's files are annotated, only these are.
+    touched: tuple[str, ...] | None = None
 
     @property
     def verdict(self) -> Verdict:

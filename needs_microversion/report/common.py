@@ -10,6 +10,7 @@ from typing import Any
 
 from needs_microversion.model.snapshot import Location
 from needs_microversion.model.verdict import BUG_FIX, REQUIRED, Finding, Report
+from needs_microversion.model.versions import parse_version, raised
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
@@ -65,6 +66,13 @@ def location(finding: Finding) -> Location | None:
     return finding.change.new_location or finding.change.old_location
 
 
+def annotation_place(finding: Finding) -> Location | None:
+    """Where an annotation on the new files goes (GitHub, SARIF): the change's place in the
+    new document, or for a removal the place it was removed from there; never the old
+    document's line, which in the new file is another element (None: no place)."""
+    return finding.change.new_location or finding.change.removed_from
+
+
 def severity(report: Report, finding: Finding) -> str:
     """ERROR exactly for what makes exit code 1; WARNING for what a reviewer should still see."""
     if finding.verdict == REQUIRED:
@@ -88,20 +96,46 @@ def gating(report: Report) -> tuple[str, str]:
     return "provided", "every required change is gated on a new microversion"
 
 
-def maxima(report: Report) -> str | None:
-    """The maximum microversion at both sides, as the version file says when it was read;
-    changes count from the released maximum when the old one is not released yet."""
+@dataclass(frozen=True)
+class Maxima:
+    """The maxima every format states (one truth per run): the version file's at both
+    sides when it was read, else the documents'; `released`: the maximum changes count
+    from, when the old one is not released yet (a change may join it)."""
+
+    old: str | None
+    new: str | None
+    bumped: bool | None
+    released: str | None
+    from_version_file: bool
+
+
+def stated_maxima(report: Report) -> Maxima:
     books = report.bookkeeping
     if books is not None and books.old_max is not None and books.new_max is not None:
-        went = "not raised" if books.old_max == books.new_max else "raised"
-        text = f"max microversion {books.old_max} -> {books.new_max}, {went}"
-        if report.old_version is not None and str(report.old_version) != books.old_max:
-            text += f"; released {report.old_version}"
-        return text
-    if report.old_version is None and report.new_version is None:
+        released = str(report.old_version) if report.old_version is not None and \
+            str(report.old_version) != books.old_max else None
+        return Maxima(books.old_max, books.new_max, raised(parse_version(books.old_max),
+                                                           parse_version(books.new_max)),
+                      released, True)
+    return Maxima(_text(report.old_version), _text(report.new_version), report.bumped, None,
+                  False)
+
+
+def maxima(report: Report) -> str | None:
+    """The maximum microversion at both sides, in words (`stated_maxima`)."""
+    stated = stated_maxima(report)
+    if stated.from_version_file:
+        went = "raised" if stated.bumped else "not raised"
+        text = f"max microversion {stated.old} -> {stated.new}, {went}"
+        return text + (f"; released {stated.released}" if stated.released else "")
+    if stated.old is None and stated.new is None:
         return None
-    bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[report.bumped]
-    return f"max microversion {report.old_version} -> {report.new_version}, {bumped}"
+    bumped = {True: "bumped", False: "not bumped", None: "not comparable"}[stated.bumped]
+    return f"max microversion {stated.old} -> {stated.new}, {bumped}"
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def standing(report: Report, finding: Finding) -> str:

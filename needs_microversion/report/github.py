@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, in_worktree, location, maxima, reaches, severity, standing,
+    ERROR, WARNING, Labelled, annotation_place, in_worktree, maxima, reaches, severity, standing,
     warning_place)
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
@@ -28,7 +28,7 @@ def render_github(report: Report) -> str:
     # A change to a shared schema is one annotation on its line, naming what it reaches.
     lines = [_annotation(report, finding, reach.heading) for reach in reaches(report)
              for finding in reach.findings]
-    lines += [_warning(warning) for warning in report.warnings]
+    lines += [_warning(report, warning) for warning in report.warnings]
     lines += [_command("notice", {"title": "needs-microversion note"}, note)
               for note in report.notes]
     lines += [_command("notice", {"title": "needs-microversion evidence"}, item)
@@ -39,8 +39,8 @@ def render_github(report: Report) -> str:
 
 def _annotation(report: Report, finding: Finding, operations: str) -> str:
     properties: dict[str, str] = {}
-    where = location(finding)
-    if where is not None:
+    where = annotation_place(finding)
+    if where is not None and _in_change(report, in_worktree(where.file)):
         properties["file"] = in_worktree(where.file)
         if where.line:
             properties["line"] = str(where.line)
@@ -51,11 +51,17 @@ def _annotation(report: Report, finding: Finding, operations: str) -> str:
     return _command(_COMMAND.get(severity(report, finding), "notice"), properties, message)
 
 
-def _warning(warning: str) -> str:
+def _in_change(report: Report, file: str) -> bool:
+    """Whether a file may carry an annotation: one the change touched, when that is known
+    (a pull request's annotations go on its own files only)."""
+    return report.touched is None or file in report.touched
+
+
+def _warning(report: Report, warning: str) -> str:
     """A warning about a file is annotated on it (and its line), like a finding."""
     properties = {"title": "needs-microversion warning"}
     place = warning_place(warning)
-    if place is None:
+    if place is None or not _in_change(report, place[0]):
         return _command("warning", properties, warning)
     file, line, text = place
     properties = {"file": file, **({"line": str(line)} if line else {}), **properties}

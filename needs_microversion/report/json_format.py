@@ -7,15 +7,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from needs_microversion.model.verdict import Finding, Report
-from needs_microversion.report.common import Labelled, alone
+from needs_microversion.report.common import Labelled, alone, stated_maxima
 
 
 def as_dict(report: Report) -> dict[str, Any]:
+    stated = stated_maxima(report)  # what the text says too
     return {
         "verdict": report.verdict,
-        "old_version": _text(report.old_version),
-        "new_version": _text(report.new_version),
-        "bumped": report.bumped,
+        "old_version": stated.old,
+        "new_version": stated.new,
+        "bumped": stated.bumped,
+        "released_version": stated.released,
         "exit_code": report.exit_code,
         "old": report.old,
         "new": report.new,
@@ -70,6 +72,7 @@ def _finding(report: Report, finding: Finding) -> dict[str, Any]:
         "location": str(location) if location else None,
         "old_location": str(change.old_location) if change.old_location else None,
         "new_location": str(change.new_location) if change.new_location else None,
+        "removed_from": str(change.removed_from) if change.removed_from else None,
         "message": finding.message,
         "gated": _text(change.gated),
         "provided": report.provided(finding),

@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 from needs_microversion import __version__
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
-from needs_microversion.report.common import Labelled, in_worktree, location, severity, standing
+from needs_microversion.report.common import (
+    Labelled, annotation_place, in_worktree, severity, standing)
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Rule
 
@@ -117,7 +118,7 @@ def _result(report: Report, finding: Finding, index: dict[str, int]) -> dict[str
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
-    where = location(finding)
+    where = annotation_place(finding)
     if where is not None:
         physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(in_worktree(where.file))}}
         if where.line:

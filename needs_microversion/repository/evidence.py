@@ -93,10 +93,8 @@ def gather(old: Revision, new: Revision, layout: Layout,
     known = new_file or old_file
     major = known.max_version.major if known else None  # another major is another API
     named: set[Version] = set()
-    for path in notes:
-        text = new.text(path)
-        if text is not None:
-            named |= mentioned_versions(text, major)
+    for _, raw in new.read_many(notes):  # in batches: a change may add thousands
+        named |= mentioned_versions(raw.decode("utf-8", "replace"), major)
     return Evidence(
         layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),

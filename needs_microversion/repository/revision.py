@@ -6,22 +6,29 @@ working tree.
     rev.files()                                  # every file path, "/"-separated, from the top
     rev.read("nova/api/openstack/api_version_request.py")   # bytes, or None
 
-Reads are bounded and confined: a commit's blobs come from git (never a checkout), the
-working tree's files only from inside the repository's top folder (symlinks resolved and
-checked), regular files only, each under a size cap checked before reading.
+Reads are bounded and confined: a commit's blobs come from git (never a checkout; symlinks
+followed inside the revision), the working tree's files only from inside the repository's
+top folder (symlinks resolved and checked), regular files only, each under a size cap
+checked before reading. A file that is there but cannot be read as one is an error naming
+it, never a silent "absent".
 """
 
 from __future__ import annotations
 
 import os
-import stat
+import posixpath
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Entry, Repo, snapshot_name
+from needs_microversion.loaders.git.repo import SYMLINK
 
 MAX_FILE_BYTES = 4 * 2**20  # a version file, a history document or a release note
+_MAX_HOPS = 40  # symlinks followed in a row, like the kernel's limit
+_BATCH = 2000  # files read out of git in one call (release notes)
 
 
 @dataclass(frozen=True)
@@ -67,15 +74,51 @@ class Revision:
                                               for name in self._entries())
 
     def read(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
-        """A file's bytes; None when it is absent, not a regular file, or larger than `limit`."""
+        """A file's bytes; None when it is absent. A file that is there but cannot be read
+        as one (a symlink out of the repository, a FIFO, a device, a folder, more than
+        `limit` bytes) is an InputError naming it: evidence is never silently dropped."""
         if self.on_disk:
-            return _read_confined(self.repo.top, path, limit)
+            return _read_confined(self.repo.top, path, limit, self.name(path))
         item = self._entry(path)
-        if item is None or item.mode not in ("100644", "100755"):
+        for _ in range(_MAX_HOPS):  # a symlink is followed inside the revision
+            if item is None or item.mode != SYMLINK:
+                break
+            target = self.repo.blobs([item], self.name(path)).get(item.sha, b"")
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(item.path),
+                                                       target.decode("utf-8", "replace")))
+            if target.startswith(b"/") or joined == ".." or joined.startswith("../"):
+                raise InputError("is a symlink out of the repository; not read",
+                                 self.name(path))
+            item = self._entry(joined)
+        if item is None:
             return None
-        if item.size is not None and item.size > limit:
-            return None
-        return self.repo.blobs([item], self.name(path)).get(item.sha)
+        if item.mode not in ("100644", "100755"):
+            raise InputError("is not a regular file (a symlink loop or a submodule)",
+                             self.name(path))
+        found = self.repo.blobs([item], self.name(path), limit=limit)
+        if item.sha not in found:
+            raise InputError(f"is larger than {limit // 2**20} MiB (the limit)", self.name(path))
+        return found[item.sha]
+
+    def read_many(self, paths: Sequence[str], limit: int = MAX_FILE_BYTES
+                  ) -> Iterator[tuple[str, bytes]]:
+        """(path, bytes) of each regular file of `paths` (absent ones left out), read from
+        a revision in one git call per batch and never all held at once: thousands of
+        release notes in one change are read in bounded memory."""
+        if self.on_disk:
+            for path in paths:
+                data = self.read(path, limit)
+                if data is not None:
+                    yield path, data
+            return
+        for start in range(0, len(paths), _BATCH):
+            batch = [(path, self._entry(path)) for path in paths[start:start + _BATCH]]
+            items = [item for _, item in batch
+                     if item is not None and item.mode in ("100644", "100755")]
+            found = self.repo.blobs(items, self.name(paths[start]), limit=limit)
+            for path, item in batch:
+                if item is not None and item.sha in found:
+                    yield path, found[item.sha]
 
     def text(self, path: str, limit: int = MAX_FILE_BYTES) -> str | None:
         raw = self.read(path, limit)
@@ -102,18 +145,16 @@ class Revision:
         return self._listing
 
 
-def _read_confined(top: Path, path: str, limit: int) -> bytes | None:
-    """A working-tree file inside `top`, regular, at most `limit` bytes; else None."""
+def _read_confined(top: Path, path: str, limit: int, display: str) -> bytes | None:
+    """A working-tree file inside `top`, regular, at most `limit` bytes; None when absent;
+    an InputError naming it when it leads out of `top` or cannot be read as a file."""
     root = os.path.realpath(top)
-    target = os.path.realpath(os.path.join(root, path))
+    full = os.path.join(root, path)
+    if not os.path.lexists(full):
+        return None
+    target = os.path.realpath(full)
     if os.path.commonpath([root, target]) != root:
-        return None
-    try:
-        info = os.stat(target)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        with open(target, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None
+        raise InputError("leads outside the repository (a symlink?); not read", display)
+    if not os.path.exists(target):
+        return None  # a dangling link: nothing there
+    return read_bounded(target, display, limit)

@@ -281,7 +281,8 @@ def test_git_runs_without_a_shell_or_prompt(tmp_path, monkeypatch) -> None:
     assert checkout("HEAD:api.yaml", repo) is not None
     assert calls
     for args, kwargs in calls:
-        assert args[:2] == ["git", "-C"] and not kwargs.get("shell")
+        assert args[0] == "git" and "-C" in args and not kwargs.get("shell")
+        assert "core.fsmonitor=false" in args and kwargs.get("timeout")
         env = kwargs["env"]
         assert isinstance(env, dict) and env["GIT_TERMINAL_PROMPT"] == "0"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from repositories import cinder_like, git, ironic_like, nova_like, placement_like, zun_like
 
+from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo
 from needs_microversion.model.versions import Version
 from needs_microversion.repository.historydoc import released_by_headings, versions_listed
@@ -131,6 +132,12 @@ def test_a_working_tree_read_stays_inside_the_repository(tmp_path: Path) -> None
     outside.write_text("secret")
     (repo.top / "link.txt").symlink_to(outside)
     revision = Revision.working(Repo(repo.top))
-    assert revision.read("link.txt") is None and revision.read("../secret.txt") is None
+    # There but not readable as a file of the repository: an error naming it, never its text.
+    for name, words in (("link.txt", "leads outside"), ("../secret.txt", "leads outside")):
+        with pytest.raises(InputError, match=words) as caught:
+            revision.read(name)
+        assert "secret" not in str(caught.value).replace("secret.txt", "")
     subprocess.run(["mkfifo", str(repo.top / "fifo")], check=True)
-    assert revision.read("fifo") is None  # never opened: it would block
+    with pytest.raises(InputError, match="not a regular file"):
+        revision.read("fifo")  # never opened for reading: it would block
+    assert revision.read("absent.txt") is None

@@ -109,13 +109,14 @@ class ApiRefResult:
 
 
 def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None,
-                fs: Files = DISK) -> ApiRefResult:
+                fs: Files = DISK, sandbox: Path | None = None) -> ApiRefResult:
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
     version prefixes in paths (None: only when the tree documents several versions); `fs`:
-    where its files are (a git revision's, in memory)."""
+    where its files are (a git revision's, in memory); `sandbox`: no file outside it is
+    read (default: the repository holding the tree, else the folder itself)."""
     shown = display or str(source)  # a git revision's tree is named as the user wrote it
     try:
-        return _load(source, shown, display, keep_major, fs)
+        return _load(source, shown, display, keep_major, fs, sandbox)
     except InputError as exc:  # named from the tree's folder: name it as the user wrote it
         if exc.file is None or exc.file.startswith("/") or exc.file == shown:
             raise
@@ -123,10 +124,10 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
 
 
 def _load(source: Path, shown: str, display: str | None, keep_major: bool | None,
-          fs: Files) -> ApiRefResult:
+          fs: Files, sandbox: Path | None) -> ApiRefResult:
     if not fs.is_dir(source):
         raise InputError("not an api-ref source folder", shown)
-    tree = open_tree(source, fs)
+    tree = open_tree(source, fs, sandbox)
     if not tree.files:  # a wrong folder would otherwise read as an API with no operations
         raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
     ctx = Context(tree)

@@ -108,9 +108,11 @@ class Tree:
         return raw.decode("utf-8", errors="replace")
 
 
-def open_tree(source: Path, fs: Files = DISK) -> Tree:
+def open_tree(source: Path, fs: Files = DISK, sandbox: Path | None = None) -> Tree:
     source = fs.resolve(source)
-    sandbox = _sandbox(source, fs)
+    sandbox = _sandbox(source, fs) if sandbox is None else sandbox
+    if not source.is_relative_to(sandbox):
+        raise InputError(f"the tree lies outside {sandbox}; not read", str(source))
     tree = Tree(source=source, srcdir=_srcdir(source, sandbox, fs), sandbox=sandbox, fs=fs)
     texts: dict[Path, str] = {}
     for path in sorted(p for p in fs.below(source, (".inc", ".rst"))
@@ -203,15 +205,12 @@ def _srcdir(source: Path, sandbox: Path, fs: Files) -> Path:
 
 
 def _sandbox(source: Path, fs: Files) -> Path:
-    """The repository folder holding the tree: the nearest git work tree up, else the
-    folder above `api-ref/` (OpenStack layout), else the source folder's parent."""
+    """The repository folder holding the tree (the nearest git work tree up), else the
+    folder given: a plain folder's tree is what lies inside it, nothing beside it."""
     for folder in (source, *source.parents):
         if fs.is_dir(folder / ".git") or fs.is_file(folder / ".git"):
             return folder
-    for folder in (source, *source.parents):
-        if folder.name.endswith("api-ref"):
-            return folder.parent
-    return source.parent
+    return source
 
 
 def _hidden(rel: Path) -> bool:

@@ -7,10 +7,12 @@ tree, the name it is shown under, the files its `$ref`s read, and the validator:
 found by the first ones and lists the files read with their digests, so an edited `$ref`
 target is a miss, as is another validator (or another copy of this tool's checks).
 
-Where: `$NEEDS_MICROVERSION_CACHE` (empty: no cache), else `$XDG_CACHE_HOME/needs-microversion`,
-else `~/.cache/needs-microversion`. Only this process reads and writes it, never a validating
-child. A cache that cannot be read or written is no cache: never an error, never a wrong
-answer (an entry that is not what this module writes is a miss).
+Where: the `problems` folder of the cache (`cache_folder`: `$NEEDS_MICROVERSION_CACHE`,
+empty for no cache, else `$XDG_CACHE_HOME` or `~/.cache`, `/needs-microversion`), kept
+safe there (never a file removed or read that this tool did not write, never a link
+followed, never a block on a FIFO). Only this process reads and writes it, never a
+validating child. A cache that cannot be read or written is no cache: never an error,
+never a wrong answer (an entry that is not what this module writes is a miss).
 """
 
 from __future__ import annotations
@@ -18,19 +20,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 
+from needs_microversion.cache_folder import CacheFolder
 from needs_microversion.documents.document import MAX_BYTES
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.documents.refs import RefResolver
+from needs_microversion.documents.files import real
 from needs_microversion.errors import InputError
 from needs_microversion.model.document import Document
 
-ENV = "NEEDS_MICROVERSION_CACHE"
+KIND = "problems"
 _FORMAT = 1
 _MAX_ENTRY = 1 << 20  # bytes: an entry holds at most MAX_PROBLEMS short lines
 _KEEP = 512  # entries; past it the least recently used half is removed
@@ -50,13 +53,9 @@ class Checked:
     complete: bool
 
 
-def folder() -> Path | None:
+def folder() -> CacheFolder | None:
     """Where entries are kept (None: nowhere)."""
-    chosen = os.environ.get(ENV)
-    if chosen is not None:
-        return Path(chosen) / "validation" if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "needs-microversion" / "validation"
+    return CacheFolder.for_kind(KIND)
 
 
 def files_read(resolver: RefResolver) -> Files:
@@ -65,24 +64,22 @@ def files_read(resolver: RefResolver) -> Files:
 
 
 class Remembered:
-    """The entries of one folder (none when `where` is None)."""
+    """The entries of one cache folder (none when `where` is None)."""
 
-    def __init__(self, where: Path | None) -> None:
+    def __init__(self, where: CacheFolder | None) -> None:
         self._where = where
 
     def recall(self, doc: Document, resolver: RefResolver) -> tuple[str, ...] | None:
         """The problems found before for the same document, files and validator."""
-        entry = self._entry(doc, resolver)
-        if entry is None:
+        name = self._entry(doc, resolver)
+        if name is None or self._where is None:
+            return None
+        raw = self._where.read(name, _MAX_ENTRY)
+        if raw is None:
             return None
         try:
-            with open(entry, "rb") as handle:
-                raw = handle.read(_MAX_ENTRY + 1)
-            if len(raw) > _MAX_ENTRY:
-                return None
             data = json.loads(raw)
-            os.utime(entry)  # recently used: kept when the folder is pruned
-        except (OSError, ValueError):
+        except ValueError:
             return None
         if not _well_formed(data):
             return None
@@ -93,20 +90,13 @@ class Remembered:
 
     def keep(self, doc: Document, resolver: RefResolver, checked: Checked) -> None:
         """Remember a finished validation (best effort)."""
-        entry = self._entry(doc, resolver)
-        if entry is None or not checked.complete:
+        name = self._entry(doc, resolver)
+        if name is None or self._where is None or not checked.complete:
             return
         text = json.dumps({"format": _FORMAT, "files": checked.files,
                            "problems": checked.problems})
-        scratch = entry.with_name(f".{entry.name}.{os.getpid()}")
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            scratch.write_text(text, encoding="utf-8")
-            os.replace(scratch, entry)  # whole or not at all, whoever reads it meanwhile
-            _prune(entry.parent)
-        except OSError:
-            with suppress(OSError):
-                scratch.unlink(missing_ok=True)
+        if self._where.write(name, text.encode("utf-8")):
+            self._where.prune(_KEEP)
 
     def may_recall(self, path: str) -> bool:
         """Whether an entry is kept for the file `path` names as it is now (read as it is
@@ -119,17 +109,17 @@ class Remembered:
         except InputError:
             return False
         digest = hashlib.sha256(raw.removeprefix(b"\xef\xbb\xbf")).hexdigest()
-        return self._named(path, Path(path).resolve().name, digest).is_file()
+        return self._where.has(self._named(path, real(path).name, digest))
 
-    def _entry(self, doc: Document, resolver: RefResolver) -> Path | None:
+    def _entry(self, doc: Document, resolver: RefResolver) -> str | None:
         if self._where is None:
             return None
         return self._named(doc.display, _place(doc, resolver.root), _digest(doc))
 
-    def _named(self, display: str, place: str, digest: str) -> Path:
+    def _named(self, display: str, place: str, digest: str) -> str:
         assert self._where is not None
         key = json.dumps([_FORMAT, _stamp(), display, place, digest])
-        return self._where / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+        return self._where.name(hashlib.sha256(key.encode()).hexdigest())
 
 
 def _place(doc: Document, root: str) -> str:
@@ -165,14 +155,3 @@ def _stamp() -> tuple[tuple[str, int, int], ...]:
             continue
         stamp.append((origin, status.st_mtime_ns, status.st_size))
     return tuple(stamp)
-
-
-def _prune(where: Path) -> None:
-    """Past _KEEP entries, remove the least recently used half."""
-    entries = [e for e in os.scandir(where) if e.name.endswith(".json")]
-    if len(entries) <= _KEEP:
-        return
-    entries.sort(key=lambda e: e.stat().st_mtime_ns)
-    for entry in entries[:len(entries) - _KEEP // 2]:
-        with suppress(OSError):
-            os.unlink(entry.path)

@@ -121,8 +121,10 @@ def _checked(doc: Document, resolver: RefResolver) -> Checked:
 def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
     """An audit hook (PEP 578) for the child: no socket, and no file opened outside the
     document's tree and the Python installation (where the validator's schemas are)."""
+    # The package too (lazily imported modules), wherever it is installed from.
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     allowed = tuple({os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix,
-                                                   sys.exec_prefix, os.path.dirname(__file__))})
+                                                   sys.exec_prefix, package)})
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event.startswith(("socket.", "urllib.", "http.")):

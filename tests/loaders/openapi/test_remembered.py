@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from needs_microversion import forked
+from needs_microversion.cache_folder import ENV, CacheFolder
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver
 from needs_microversion.loaders.openapi import remembered, validate
@@ -26,6 +27,10 @@ paths:
 """
 B_BAD = "B: {type: object, minimum: not-a-number}\n"
 B_GOOD = "B: {type: object}\n"
+
+
+def _store(folder: Path) -> CacheFolder:
+    return CacheFolder(folder, ".json")
 
 
 def _side(tmp_path: Path, display: str | None = None) -> tuple:
@@ -51,7 +56,7 @@ def _no_children(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_validated_once(tree: Path, tmp_path_factory, monkeypatch) -> None:
-    cache = Remembered(tmp_path_factory.mktemp("cache"))
+    cache = Remembered(_store(tmp_path_factory.mktemp("cache")))
     first = validate.Beside([_side(tree)], cache).problems()
     assert first == [validate.problems(*_side(tree))] and first[0]
     _no_children(monkeypatch)
@@ -60,7 +65,7 @@ def test_validated_once(tree: Path, tmp_path_factory, monkeypatch) -> None:
 
 @pytest.mark.parametrize("change", ["ref-target", "document", "name"])
 def test_anything_else_is_validated_afresh(tree: Path, tmp_path_factory, change: str) -> None:
-    cache = Remembered(tmp_path_factory.mktemp("cache"))
+    cache = Remembered(_store(tmp_path_factory.mktemp("cache")))
     validate.Beside([_side(tree)], cache).problems()
     display = None
     if change == "ref-target":
@@ -81,9 +86,9 @@ def test_anything_else_is_validated_afresh(tree: Path, tmp_path_factory, change:
 def test_a_bad_entry_is_a_miss_and_is_replaced(tree: Path, tmp_path_factory,
                                                content: bytes) -> None:
     folder = tmp_path_factory.mktemp("cache")
-    cache = Remembered(folder)
+    cache = Remembered(_store(folder))
     expected = validate.Beside([_side(tree)], cache).problems()
-    (entry,) = folder.glob("*.json")
+    (entry,) = folder.glob("*.json")  # the entry (its tag is CACHEDIR.TAG)
     entry.write_bytes(content)
     assert cache.recall(*_side(tree)) is None
     assert validate.Beside([_side(tree)], cache).problems() == expected
@@ -92,7 +97,7 @@ def test_a_bad_entry_is_a_miss_and_is_replaced(tree: Path, tmp_path_factory,
 
 def test_an_entry_too_large_is_a_miss(tree: Path, tmp_path_factory, monkeypatch) -> None:
     folder = tmp_path_factory.mktemp("cache")
-    cache = Remembered(folder)
+    cache = Remembered(_store(folder))
     validate.Beside([_side(tree)], cache).problems()
     monkeypatch.setattr(remembered, "_MAX_ENTRY", 10)
     assert cache.recall(*_side(tree)) is None
@@ -101,7 +106,7 @@ def test_an_entry_too_large_is_a_miss(tree: Path, tmp_path_factory, monkeypatch)
 def test_a_folder_that_cannot_be_written_is_no_cache(tree: Path, tmp_path_factory) -> None:
     blocker = tmp_path_factory.mktemp("cache") / "file"
     blocker.write_text("")  # the cache's folder would have to be made inside a file
-    cache = Remembered(blocker / "validation")
+    cache = Remembered(_store(blocker / "problems"))
     expected = [validate.problems(*_side(tree))]
     assert validate.Beside([_side(tree)], cache).problems() == expected
     assert cache.recall(*_side(tree)) is None
@@ -110,37 +115,38 @@ def test_a_folder_that_cannot_be_written_is_no_cache(tree: Path, tmp_path_factor
 def test_an_unfinished_validation_is_not_kept(tree: Path, tmp_path_factory) -> None:
     folder = tmp_path_factory.mktemp("cache")
     doc, resolver = _side(tree)
-    Remembered(folder).keep(doc, resolver, Checked(("cut short",), (), complete=False))
+    Remembered(_store(folder)).keep(doc, resolver, Checked(("cut short",), (), complete=False))
     assert not list(folder.iterdir())
 
 
 def test_the_least_recently_used_half_goes(tree: Path, tmp_path_factory, monkeypatch) -> None:
-    cache = Remembered(tmp_path_factory.mktemp("cache"))
+    folder = tmp_path_factory.mktemp("cache")
+    cache = Remembered(_store(folder))
     monkeypatch.setattr(remembered, "_KEEP", 4)
     sides = [_side(tree, display=f"doc{i}.yaml") for i in range(5)]
     for i, side in enumerate(sides):
         cache.keep(*side, Checked((), remembered.files_read(side[1]), complete=True))
         if i < 4:
-            os.utime(cache._entry(*side), ns=(i + 1, i + 1))  # entry i was used at time i
+            os.utime(folder / cache._entry(*side), ns=(i + 1, i + 1))  # entry i was used at time i
     assert [cache.recall(*side) is not None for side in sides] == [False] * 3 + [True] * 2
 
 
 def test_where(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setenv(remembered.ENV, "")
+    monkeypatch.setenv(ENV, "")
     assert remembered.folder() is None
-    monkeypatch.setenv(remembered.ENV, str(tmp_path))
-    assert remembered.folder() == tmp_path / "validation"
-    monkeypatch.delenv(remembered.ENV)
+    monkeypatch.setenv(ENV, str(tmp_path))
+    assert remembered.folder() == _store(tmp_path / "problems")
+    monkeypatch.delenv(ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert remembered.folder() == tmp_path / "xdg" / "needs-microversion" / "validation"
+    assert remembered.folder() == _store(tmp_path / "xdg" / "needs-microversion" / "problems")
 
 
 def test_the_command_line_uses_it(tree: Path, tmp_path_factory, monkeypatch, run_cli) -> None:
     folder = tmp_path_factory.mktemp("cache")
-    monkeypatch.setenv(remembered.ENV, str(folder))
+    monkeypatch.setenv(ENV, str(folder))
     (tree / "new.yaml").write_text(INVALID.replace("/a/", "/b/"))
     argv = ("diff", str(tree / "doc.yaml"), str(tree / "new.yaml"), "--format", "json")
     first = run_cli(*argv)
-    assert len(list((folder / "validation").glob("*.json"))) == 2
+    assert len(list((folder / "problems").glob("*.json"))) == 2
     _no_children(monkeypatch)
     assert run_cli(*argv) == first and "'id'" in first[2]
