@@ -41,7 +41,11 @@ def run() -> NoReturn:
     exit handlers (temporary copies out of git) still run. A closed or broken stream never
     changes the code (`streams`)."""
     streams.make_usable()
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for it, no traceback
+        streams.say("needs-microversion: interrupted")
+        code = 130
     streams.flush_all()
     atexit._run_exitfuncs()
     os._exit(code)

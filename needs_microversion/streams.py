@@ -16,11 +16,18 @@ from typing import TextIO
 
 
 def make_usable() -> None:
-    """Give a missing or closed stdout/stderr a stand-in that swallows what is written."""
+    """Give a missing or closed stdout/stderr a stand-in that swallows what is written, and
+    let every stream write any text: a locale that cannot spell a character (LANG=C with an
+    old Python, ISO-8859-1) or a file name that is no UTF-8 gets an escape, not an error."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is None or not _open(stream):
             setattr(sys, name, _null())
+            continue
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def write(stream: TextIO | None, text: str) -> bool:

@@ -433,3 +433,53 @@ def config_files(draw: Any) -> tuple[str, bytes]:
     if draw(st.booleans()):
         return ".needs-microversion.yaml", _yaml_text(data).encode("utf-8", "surrogatepass")
     return "pyproject.toml", toml_text(data).encode("utf-8", "surrogatepass")
+
+
+# -- git repositories (issue 33) -------------------------------------------------------------
+
+# What a hostile or broken repository may hold in the places `check` and `history` read.
+HAZARDS = (
+    "symlink-out",  # a file of the change replaced by a link out of the repository
+    "symlink-loop",  # two files linking to each other
+    "dangling",  # a link to nothing
+    "fifo",  # a FIFO where a file is read (working tree only: git cannot store one)
+    "folder",  # a folder where a file is read
+    "missing-object",  # an object of the base commit gone from the object store
+    "fsmonitor",  # programs named in the configuration
+    "filters",
+    "config-link-out",  # .needs-microversion.yaml linked out of the repository
+    "config-junk",  # .needs-microversion.yaml with wrong values
+    "version-junk",  # the version file rewritten with junk
+    "many-notes",  # a few hundred release notes
+    "binary",  # binary junk in an api-ref file
+)
+VERSION_JUNK = ["", "\x00\x01", "_MAX_API_VERSION = ", "_MAX_API_VERSION = '2.'",
+                "_MAX_API_VERSION = '9" + "9" * 400 + ".1'", "def f(:\n", "[" * 500,
+                "_MAX_API_VERSION = '2.1' * 10**9\n", "import os\nos.system('x')\n"]
+
+
+@dataclass(frozen=True)
+class RepoPlan:
+    """A small nova-like repository's second commit and working tree, with hazards."""
+
+    hazards: tuple[str, ...]
+    target: str  # which file the file hazards hit
+    mode: str  # how `check` compares (working tree, index, two revisions) or `history`
+    version_junk: str
+    tree_junk: bytes
+
+
+@st.composite
+def repository_plans(draw: Any) -> RepoPlan:
+    hazards = tuple(draw(st.lists(st.sampled_from(HAZARDS), min_size=1, max_size=3,
+                                  unique=True)))
+    target = draw(st.sampled_from([
+        "api-ref/source/servers.inc", "api-ref/source/parameters.yaml",
+        "api-ref/source/index.rst", "doc/api_samples/servers/server-get-resp.json",
+        "nova/api/openstack/api_version_request.py",
+        "nova/api/openstack/compute/rest_api_version_history.rst",
+        "releasenotes/notes/a.yaml", "api-ref/source"]))
+    mode = draw(st.sampled_from(["working", "staged", "refs", "history"]))
+    junk = draw(st.binary(max_size=64)) + draw(st.sampled_from(
+        [b"", b"\xff\xfe", b".. include:: servers.inc\n", b"- a: [\n", b"\x00" * 10]))
+    return RepoPlan(hazards, target, mode, draw(st.sampled_from(VERSION_JUNK)), junk)

@@ -26,11 +26,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fuzz_strategies import (
+    RepoPlan,
     Tree,
     api_documents,
     apiref_trees,
     config_files,
     openapi_template,
+    repository_plans,
     serialised,
     swagger_template,
 )
@@ -161,3 +163,118 @@ def test_configuration_files(config: tuple[str, bytes],
         (folder / name).write_bytes(content)
         check_outcome(["diff", str(examples / "old.yaml"), str(examples / "new.yaml"),
                        "--config", str(folder / name), *_options(options)], [name])
+
+
+# -- repositories: check and history (issue 33) ----------------------------------------------
+
+def _build(top: Path, plan: RepoPlan, canary: Path) -> None:
+    """A nova-like repository, then the plan's hazards in a second commit and in the working
+    tree; git's own programs armed last, so that only the tool's git calls could run them."""
+    import subprocess
+
+    from repositories import NOVA_SERVERS, git, nova_like
+
+    repo = nova_like(top)
+    outside = top.parent / "outside.txt"
+    outside.write_text("TOP-SECRET\n")
+    files: dict[str, str | None] = {
+        "api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")}
+    if "version-junk" in plan.hazards:
+        files[repo.version_file] = plan.version_junk
+    if "config-junk" in plan.hazards:
+        files[".needs-microversion.yaml"] = "services: [{name: 1, documents: 3}]\nx: [\n"
+    if "many-notes" in plan.hazards:
+        files.update({f"releasenotes/notes/n{i}.yaml": f"---\nfixes: ['2.{i}']\n"
+                      for i in range(300)})
+    repo.write(files)
+    if "binary" in plan.hazards:
+        (top / "api-ref/source/servers.inc").write_bytes(plan.tree_junk)
+    target = top / plan.target
+    for hazard in plan.hazards:
+        if hazard in ("symlink-out", "symlink-loop", "dangling", "folder", "fifo"):
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.exists() or target.is_symlink():
+                target.unlink()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if hazard == "symlink-out":
+                target.symlink_to(outside)
+            elif hazard == "symlink-loop":
+                target.symlink_to(target.with_name(target.name + ".loop"))
+                target.with_name(target.name + ".loop").symlink_to(target)
+            elif hazard == "dangling":
+                target.symlink_to(top / "nothing-here")
+            elif hazard == "folder":
+                target.mkdir()
+            break  # one thing can be at one place
+    if "config-link-out" in plan.hazards:
+        config = top / ".needs-microversion.yaml"
+        if config.exists() or config.is_symlink():
+            config.unlink()
+        config.symlink_to(outside)
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "hazards")
+    if "fifo" in plan.hazards and plan.mode in ("working", "staged"):
+        if target.exists() or target.is_symlink():
+            shutil.rmtree(target) if target.is_dir() and not target.is_symlink() \
+                else target.unlink()
+        os.mkfifo(target)
+    if "missing-object" in plan.hazards:
+        sha = git(top, "rev-parse", "HEAD~1:api-ref/source/servers.inc").strip()
+        (top / ".git" / "objects" / sha[:2] / sha[2:]).unlink(missing_ok=True)
+    if "fsmonitor" in plan.hazards:
+        git(top, "config", "core.fsmonitor", f"touch {canary}/fsmonitor")
+    if "filters" in plan.hazards:
+        (top / ".git" / "info").mkdir(exist_ok=True)
+        (top / ".git" / "info" / "attributes").write_text("* filter=x diff=x\n")
+        for key in ("filter.x.clean", "filter.x.smudge", "diff.x.textconv"):
+            git(top, "config", key, f"touch {canary}/{key}; cat")
+    assert subprocess  # (git runs through the helpers above)
+
+
+def _repository_argv(mode: str) -> list[str]:
+    if mode == "history":
+        return ["history", "--format", "json"]
+    base = ["check", "--no-validate", "--format", "json"]
+    if mode == "refs":
+        return [*base, "--from-ref", "HEAD~1", "--to-ref", "HEAD"]
+    return [*base, "--base", "HEAD~1", *(["--staged"] if mode == "staged" else [])]
+
+
+REPO_FUZZ = settings(FUZZ, max_examples=EXAMPLES or 6)
+
+
+@REPO_FUZZ
+@given(plan=repository_plans())
+def test_repositories(plan: RepoPlan) -> None:
+    """check (working tree, index, two revisions) and history in a generated repository
+    with links, loops, FIFOs, missing objects, junk and armed git settings: exit 0, 1 or 2
+    (one line), in time, no program run, the secret beside it never shown."""
+    event(f"hazards {'+'.join(plan.hazards)}")
+    with tempfile.TemporaryDirectory(prefix="fuzz-repo-") as temporary:
+        top, canary = Path(temporary) / "r", Path(temporary) / "canary"
+        canary.mkdir()
+        environment = {"GIT_CONFIG_GLOBAL": str(Path(temporary) / "gitconfig"),
+                       "GIT_CONFIG_NOSYSTEM": "1"}
+        previous = {name: os.environ.get(name) for name in environment}
+        os.environ.update(environment)
+        here = os.getcwd()
+        try:
+            _build(top, plan, canary)
+            os.chdir(top)
+            code, err, seconds = run(_repository_argv(plan.mode))
+        finally:
+            os.chdir(here)
+            for name, value in previous.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        event(f"exit {code}")
+        assert code in (0, 1, 2), f"exit {code}: {err}"
+        assert seconds < SECONDS, f"{seconds:.1f} s"
+        assert "Traceback" not in err and "TOP-SECRET" not in err
+        if code == 2:
+            assert err.endswith("\n") and err.startswith("needs-microversion: error: ") and \
+                err.count("needs-microversion: error:") == 1, err
+        assert list(canary.iterdir()) == []

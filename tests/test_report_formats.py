@@ -439,3 +439,24 @@ def test_check_output_matches_the_check_schema(tmp_path, monkeypatch, run_cli) -
     wrong["documents"][0]["report"]["severity"] = "high"
     with pytest.raises(jsonschema.ValidationError):
         _json_validator("check.schema.json").validate(wrong)
+
+
+def test_text_and_json_state_the_same_maxima(tmp_path, monkeypatch, run_cli) -> None:
+    """A change on top of a merged, unreleased microversion: judged from the released
+    maximum (it may join it), stated the same way in every format (manila 0d3ec32b7)."""
+    from gitrepo import quiet_git  # noqa: F401
+    from repositories import NOVA_SERVERS, nova_like
+
+    repo = nova_like(tmp_path / "r")  # 1.0.0 ships 2.1
+    repo.commit({"nova/api/openstack/compute/servers.py": "# 2.2\n"}, max_version="2.2")
+    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    monkeypatch.chdir(repo.top)
+    args = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
+    _, text, _ = run_cli(*args)
+    _, out, _ = run_cli(*args, "--format", "json")
+    report = json.loads(out)["documents"][0]["report"]
+    assert "max microversion 2.2 -> 2.2, not raised; released 2.1" in text
+    assert (report["old_version"], report["new_version"], report["bumped"],
+            report["released_version"]) == ("2.2", "2.2", False, "2.1")
+    _, markdown, _ = run_cli(*args, "--format", "markdown")
+    assert "2.2 -> 2.2, not raised; released 2.1" in markdown

@@ -46,3 +46,41 @@ def test_a_reader_that_goes_away_leaves_the_code(case: str, code: int) -> None:
     done = _shell(f"{{ {TOOL} {case}; echo code=$? >&2; }} | head -c 1 >/dev/null")
     assert f"code={code}" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+@pytest.mark.parametrize("locale", ["C", "POSIX", "en_US.ISO-8859-1"])
+def test_any_locale_prints_any_name(tmp_path: Path, locale: str) -> None:
+    """A document named in characters the locale cannot spell, holding such text: the
+    report is written with escapes where needed, never a crash."""
+    import os
+
+    name = tmp_path / "sérvér-\udcff.yaml".encode("utf-8", "surrogateescape").decode(
+        "utf-8", "surrogateescape")
+    text = (EXAMPLES / "new.yaml").read_text().replace("True when the server is locked.",
+                                                       "Verrouillé ✓ 🔒")
+    os.makedirs(tmp_path, exist_ok=True)
+    with open(os.fsencode(str(name)), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    env = {**os.environ, "LC_ALL": locale, "LANG": locale, "PYTHONIOENCODING": "",
+           "PYTHONUTF8": "0"}
+    for fmt in ("text", "json", "markdown"):
+        done = subprocess.run([sys.executable, "-m", "needs_microversion", "diff",
+                               str(EXAMPLES / "old.yaml"), os.fsencode(str(name)), "--format",
+                               fmt, "--no-validate"], capture_output=True, env=env,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert b"Traceback" not in done.stderr
+
+
+def test_an_interrupt_is_one_line(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    done = subprocess.Popen([sys.executable, "-c", "import time, sys\n"
+                             "from needs_microversion import launch\n"
+                             "launch.main = lambda: time.sleep(30)\nlaunch.run()"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    done.send_signal(signal.SIGINT)
+    _, err = done.communicate(timeout=30)
+    assert done.returncode == 130 and err == "needs-microversion: interrupted\n", err

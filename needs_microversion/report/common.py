@@ -98,9 +98,10 @@ def gating(report: Report) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Maxima:
-    """The maxima every format states (one truth per run): the version file's at both
-    sides when it was read, else the documents'; `released`: the maximum changes count
-    from, when the old one is not released yet (a change may join it)."""
+    """The maxima every format states (one truth per run): the ones the change was judged
+    by (the version file's when it was read, unless `--old-version`/`--new-version` said
+    otherwise); when the old maximum is merged but not released yet, the old one stated is
+    the version file's and `released` the one changes count from (a change may join it)."""
 
     old: str | None
     new: str | None
@@ -111,14 +112,13 @@ class Maxima:
 
 def stated_maxima(report: Report) -> Maxima:
     books = report.bookkeeping
-    if books is not None and books.old_max is not None and books.new_max is not None:
-        released = str(report.old_version) if report.old_version is not None and \
-            str(report.old_version) != books.old_max else None
-        return Maxima(books.old_max, books.new_max, raised(parse_version(books.old_max),
-                                                           parse_version(books.new_max)),
-                      released, True)
-    return Maxima(_text(report.old_version), _text(report.new_version), report.bumped, None,
-                  False)
+    old, new = report.old_version, report.new_version
+    file_old = parse_version(books.old_max) if books and books.old_max else None
+    released = None
+    if file_old is not None and old is not None and old < file_old:
+        released, old = old, file_old  # folded: judged from the released maximum
+    return Maxima(_text(old), _text(new), raised(old, new), _text(released),
+                  books is not None and books.old_max is not None and books.new_max is not None)
 
 
 def maxima(report: Report) -> str | None:
