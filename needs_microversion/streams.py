@@ -25,7 +25,7 @@ def make_usable() -> None:
             setattr(sys, name, _null())
             continue
         try:
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+            stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError, OSError):
             pass
 
