@@ -460,3 +460,31 @@ def test_text_and_json_state_the_same_maxima(tmp_path, monkeypatch, run_cli) -> 
             report["released_version"]) == ("2.2", "2.2", False, "2.1")
     _, markdown, _ = run_cli(*args, "--format", "markdown")
     assert "2.2 -> 2.2, not raised; released 2.1" in markdown
+
+
+def test_standing_warnings_are_summed_up_and_annotations_stay_on_the_change(
+        tmp_path, monkeypatch, run_cli) -> None:
+    """A file the change does not touch warns at every run: one line counts it (the switch
+    lists it), and GitHub annotations go on the change's own files only."""
+    from gitrepo import quiet_git  # noqa: F401
+    from repositories import NOVA_SERVERS, nova_like
+
+    repo = nova_like(tmp_path / "r")
+    other = NOVA_SERVERS.replace("Show Server", "Show Flavor").replace(
+        "/servers/{server_id}", "/flavors/{server_id}").replace(
+        "  - status: status\n", "  - status: status\n  - undefined_thing: undefined_thing\n")
+    repo.commit({"api-ref/source/flavors.inc": other, "api-ref/source/index.rst":
+                 ".. rest_expand_all::\n\n.. include:: servers.inc\n.. include:: flavors.inc\n"})
+    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    monkeypatch.chdir(repo.top)
+    args = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
+    code, out, err = run_cli(*args, "--all-warnings")
+    assert code == 0 and "flavors.inc" in err, err
+    listed = [line for line in err.splitlines() if "flavors.inc" in line]
+    code, out, err = run_cli(*args)
+    assert "flavors.inc" not in err and f"{len(listed)} warning(s) about files this change " \
+        "does not touch" in err, err
+    code, out, err = run_cli(*args, "--format", "github")
+    annotated = re.findall(r"file=([^,:]+)", out)
+    assert all(name == "api-ref/source/servers.inc" for name in annotated), out
+    assert "does not touch" in out
