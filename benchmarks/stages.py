@@ -32,7 +32,7 @@ def main(old_path: str, new_path: str) -> dict[str, float]:
         import needs_microversion.console  # noqa: F401
     from needs_microversion.compare import compare, with_lines
     from needs_microversion.documents.document import read_document
-    from needs_microversion.judge import judge
+    from needs_microversion.judge import judged
     from needs_microversion.loaders.openapi.builder import SnapshotBuilder
     from needs_microversion.report import render
     from needs_microversion.rules.base import Options
@@ -49,8 +49,7 @@ def main(old_path: str, new_path: str) -> dict[str, float]:
         lap("compare")
         changes = with_lines(changes, (old, new))
         lap("lines")
-        report = judge(changes, Options(), old=old.display, new=new.display,
-                       old_version=old.max_version, new_version=new.max_version)
+        report = judged(changes, Options(), old, new)
         render(report, "json")
         lap("judge+render")
     stages["changes"] = len(changes)

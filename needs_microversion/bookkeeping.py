@@ -17,7 +17,8 @@ from collections.abc import Collection
 
 from needs_microversion.model.verdict import REQUIRED, Bookkeeping, Report
 from needs_microversion.model.versions import Version
-from needs_microversion.repository.evidence import Evidence
+from needs_microversion.profiles import PROFILES, get_profile
+from needs_microversion.repository.evidence import RepositoryEvidence
 from needs_microversion.repository.layout import KNOWN
 from needs_microversion.repository.versionfile import (
     MAX_API_VERSION, MINOR_MAX_VERSION, VERSIONS)
@@ -26,7 +27,7 @@ RELEASE_NOTES = "releasenotes/notes/*.yaml"
 _ANY_HISTORY = "*version*history*.rst"
 
 
-def bookkeeping(evidence: Evidence, report: Report, *, profile: str = "generic",
+def bookkeeping(evidence: RepositoryEvidence, report: Report, *, profile: str = "generic",
                 released_max: Version | None = None) -> Bookkeeping:
     """The version file at both revisions (None: unknown) against what the report needs.
 
@@ -109,22 +110,16 @@ def _checklist(convention: str, profile: str, path: str, history: str,
     else:
         items.append((f"CURRENT_MAX_VER = '{v}' in {path}", at_max))
     items.append((f"a verbose description of {v} in {history}", changed(history)))
-    if profile == "cinder":
-        items.append((f"a named constant for {v} in cinder/api/microversions.py",
-                           changed("cinder/api/microversions.py")))
-    items.append((f"a release note ({RELEASE_NOTES}) announcing {v}",
-                       changed(RELEASE_NOTES)))
-    if profile == "nova":
-        items.append((("the versions samples doc/api_samples/versions/"
-                            "versions-get-resp.json and v21-version-get-resp.json"),
-                           changed("doc/api_samples/versions/versions-get-resp.json",
-                                   "doc/api_samples/versions/v21-version-get-resp.json")))
-        items.append((f"api samples in doc/api_samples/*/v{v}/ (if applicable)",
-                           changed(f"doc/api_samples/*/v{v}/*")))
-    if profile == "ironic":
-        mapping = "ironic/common/release_mappings.py"
-        items.append((f"RELEASE_MAPPING['master']['api'] = '{v}' in {mapping}",
-                      changed(mapping)))
+    steps = get_profile(profile).bookkeeping_steps if profile in PROFILES else ()
+
+    def project(before_note: bool) -> list[tuple[str, bool | None]]:
+        """The profile's own steps (`Profile.bookkeeping_steps`), where it lists them."""
+        return [(step.text.format(v=v), changed(*(p.format(v=v) for p in step.paths)))
+                for step in steps if step.before_release_note == before_note]
+
+    items += project(before_note=True)
+    items.append((f"a release note ({RELEASE_NOTES}) announcing {v}", changed(RELEASE_NOTES)))
+    items += project(before_note=False)
     return items
 
 

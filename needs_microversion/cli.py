@@ -12,9 +12,11 @@ import sys
 from collections.abc import Sequence
 from typing import Annotated, Optional
 
+import click
 import typer
 
 from needs_microversion import __version__
+from needs_microversion.report.formats import FORMATS
 
 app = typer.Typer(
     add_completion=True,
@@ -39,9 +41,11 @@ def _root(
     """Decide whether an API change needs a new microversion."""
 
 
-# Options that say how to judge, shared by diff and check.
+# Options that say how to judge, shared by diff and check. The format is checked here, at
+# the edge (a choice: completion offers the values); the commands never see it.
 Format = Annotated[str, typer.Option(
-    "--format", "-f", help="text, json, markdown, github, sarif, junit or auto.")]
+    "--format", "-f", click_type=click.Choice(FORMATS),
+    help="text, json, markdown, github, sarif, junit or auto.")]
 Explain = Annotated[bool, typer.Option(help="Walk the flow chart for each change.")]
 Validate = Annotated[bool, typer.Option("--validate/--no-validate",
                                         help="Check documents with openapi-spec-validator "
@@ -112,11 +116,12 @@ def diff(
     from needs_microversion.commands.diff import DiffRequest
 
     return console.diff(DiffRequest(
-        old=old, new=new, fmt=fmt, explain=explain, strict=strict, validate=validate,
+        old=old, new=new, strict=strict, validate=validate,
         silent_failures=tuple(silent_failure or ()), exempt_error_codes=exempt_error_codes,
         free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
         old_version=old_version, new_version=new_version, config=config, profile=profile,
-        catch_up=catch_up, count_corrections=count_corrections, root=root))
+        catch_up=catch_up, count_corrections=count_corrections, root=root),
+        console.Output(fmt, explain))
 
 
 @app.command()
@@ -168,8 +173,7 @@ def check(
     from needs_microversion.report import render
 
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
-                           from_ref=from_ref, to_ref=to_ref, fmt=fmt, explain=explain,
-                           validate=validate, config=config,
+                           from_ref=from_ref, to_ref=to_ref, validate=validate, config=config,
                            silent_failures=tuple(silent_failure or ()),
                            exempt_error_codes=exempt_error_codes,
                            free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
@@ -188,7 +192,8 @@ def history(
     until: Annotated[Optional[str], typer.Option(
         help="The last revision (default HEAD); its first-parent line is walked.")] = None,
     fmt: Annotated[str, typer.Option(
-        "--format", "-f", help="table, json, csv or markdown.")] = "table",
+        "--format", "-f", help="table (fits the terminal), json, jsonl, csv, markdown or "
+        "html (one self-contained page with a chart).")] = "table",
     validate: Annotated[bool, typer.Option(
         "--validate/--no-validate", help="Validate OpenAPI documents at every commit "
         "(slow; default off).")] = False,
@@ -198,28 +203,44 @@ def history(
     catch_up: CatchUp = None,
     count_corrections: CountCorrections = None,
     disable: Disable = None,
+    link_template: Annotated[Optional[str], typer.Option(
+        help="Link each commit as this URL, {commit} standing for its id (default: from "
+        "the origin remote on opendev, GitHub or GitLab; none elsewhere).")] = None,
 ) -> int:
     """Judge every first-parent commit that touched the API documents, against its parent.
 
     Each row gives the version file's maximum before and after, the release the commit
-    shipped in, the verdict and its main finding; the summary counts contract changes
-    shipped without a microversion, microversions with no documented change, and how often
-    the verdict agrees with the version file. A progress bar shows on a terminal.
+    shipped in, the verdict and its main finding, and a link to the commit; the summary
+    counts contract changes shipped without a microversion, microversions with no
+    documented change, how often the verdict agrees with the version file and the commits
+    where it does not, release by release. Rows are printed as they are judged (html: the
+    page at the end); a progress bar shows on a terminal.
 
     Example: needs-microversion history --since 2024-01-01 --format csv
     """
-    from needs_microversion.commands.history import HistoryRequest, progress_bar, run_history
-    from needs_microversion.report.history import check_history_format, render_history
+    from needs_microversion import streams
+    from needs_microversion.commands.history import (
+        HistoryRequest, ProgressBar, judge_history, plan_history)
+    from needs_microversion.report.history import check_history_format, stream_history
+    from needs_microversion.report.history_table import terminal_width
 
     check_history_format(fmt)
     request = HistoryRequest(since=since, until=until, fmt=fmt, validate=validate,
                              config=config, profile=profile, catch_up=catch_up,
                              count_corrections=count_corrections,
-                             disabled=tuple(disable or ()))
-    from needs_microversion import streams
+                             disabled=tuple(disable or ()), link_template=link_template)
+    plan = plan_history(request)
+    bar = ProgressBar.on_terminal()
 
-    result = run_history(request, progress_bar())
-    streams.write(sys.stdout, render_history(result, fmt))
+    def write(text: str) -> bool:
+        return streams.write(sys.stdout, text)
+
+    try:  # a closed pipe ends the run: nobody reads the rows still to judge
+        stream_history(judge_history(plan, request, bar), fmt,
+                       bar.around(write) if bar else write, terminal_width())
+    finally:
+        if bar is not None:
+            bar.finish()
     return 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from needs_microversion import streams
@@ -20,7 +21,16 @@ if TYPE_CHECKING:
     from needs_microversion.commands.diff import DiffRequest
 
 
-def diff(request: DiffRequest) -> int:
+@dataclass(frozen=True)
+class Output:
+    """How a report is written: a rendering choice, made and checked at the edge (the
+    commands never see it)."""
+
+    fmt: str = "text"
+    explain: bool = False
+
+
+def diff(request: DiffRequest, output: Output = Output()) -> int:
     """Run `diff` and print its report (one per document pair of two spec folders)."""
     from needs_microversion.commands.diff import run_diffs
     from needs_microversion.report import render
@@ -28,10 +38,10 @@ def diff(request: DiffRequest) -> int:
     reports = run_diffs(request)
     if len(reports) == 1 and reports[0][0] is None:  # two documents: one report
         report = reports[0][1]
-        return emit(render(report, request.fmt, explain=request.explain),
+        return emit(render(report, output.fmt, explain=output.explain),
                     report.warnings, report.exit_code)
     warnings = [w for _, report in reports for w in report.warnings]
-    return emit(render(reports, request.fmt, explain=request.explain), warnings,
+    return emit(render(reports, output.fmt, explain=output.explain), warnings,
                 max(report.exit_code for _, report in reports))
 
 

@@ -1,34 +1,157 @@
-"""Changes -> Report: each change walks the flow chart; the first rule that answers decides.
+"""Changes -> Report: the one place a verdict is made or changed.
 
-Then the passes that change verdicts: the override rules (`experimental`), each asked of
-every finding in registry order, and an api-ref hint on ungated findings still required."""
+    report = judge(Judgement(changes, options, old, new, evidence=..., acknowledgements=...))
+
+In this order, each step a registered pass:
+1. passes over the changes, before any rule (`CHANGE_PASSES`): the corrections that rules
+   catch-up and correction read (`rules/corrections.py`); an element with no version note
+   read beside the one microversion the change documents (`compare.merge`); documents that
+   write no microversion at all, read as the version file's new one, and the changes of the
+   API's maximum itself (`repository.judging`);
+2. each change walks the flow chart: the first rule that answers decides;
+3. passes over the findings (`FINDING_PASSES`): the override rules (`experimental`), each
+   asked of every finding in registry order; an api-ref hint on ungated findings still
+   required; the project's acknowledgements (a finding accepted is reported, not failed).
+"""
 
 from __future__ import annotations
 
+import datetime
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
+from needs_microversion.compare.merge import beside_one_microversion
 from needs_microversion.model.change import Change
 from needs_microversion.model.records import evolve
+from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import REQUIRED, Finding, Report
 from needs_microversion.model.versions import Version
+from needs_microversion.repository.judging import (
+    attribute_unmarked, evidence_lines, unmarked, version_changes)
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Context, Options, OverrideRule, Rule
+from needs_microversion.rules.corrections import attach
+
+if TYPE_CHECKING:  # records only; reading a configuration is the caller's
+    from needs_microversion.config import Acknowledgement
+    from needs_microversion.repository.evidence import RepositoryEvidence
 
 
-def judge(changes: Iterable[Change], options: Options, *, old: str, new: str,
-          old_version: Version | None, new_version: Version | None,
-          warnings: Sequence[str] = ()) -> Report:
-    changes = tuple(changes)
-    context = Context.build(options, changes, old_version, new_version)
+@dataclass(frozen=True)
+class Judgement:
+    """What one comparison is judged from."""
+
+    changes: tuple[Change, ...]
+    options: Options
+    old: Snapshot
+    new: Snapshot
+    evidence: RepositoryEvidence | None = None  # what the repository said (check, history)
+    # The documents' own maxima, before the version file's replaced them (None: the
+    # snapshots'): a raise only the documents show is still a raise.
+    doc_maxima: tuple[Version | None, Version | None] | None = None
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+    today: datetime.date | None = None  # for acknowledgements that expire
+    warnings: tuple[str, ...] = ()
+
+
+ChangePass = Callable[[list[Change], Judgement], list[Change]]
+FindingPass = Callable[[Report, Judgement, Context], Report]
+
+
+def _corrections(changes: list[Change], judgement: Judgement) -> list[Change]:
+    return attach(changes, judgement.old, judgement.new,
+                  judgement.options.documentation_catch_up)
+
+
+def _one_microversion(changes: list[Change], judgement: Judgement) -> list[Change]:
+    return beside_one_microversion(changes)
+
+
+def _unmarked_documents(changes: list[Change], judgement: Judgement) -> list[Change]:
+    return attribute_unmarked(changes, judgement.old, judgement.new, judgement.evidence)
+
+
+def _version_record(changes: list[Change], judgement: Judgement) -> list[Change]:
+    maxima = judgement.doc_maxima or (judgement.old.max_version, judgement.new.max_version)
+    return changes + version_changes(*maxima, judgement.evidence, changes)
+
+
+CHANGE_PASSES: tuple[ChangePass, ...] = (
+    _corrections, _one_microversion, _unmarked_documents, _version_record)
+
+
+def judge(judgement: Judgement) -> Report:
+    changes = list(judgement.changes)
+    for change_pass in CHANGE_PASSES:
+        changes = change_pass(changes, judgement)
+    options, old, new = judgement.options, judgement.old, judgement.new
+    context = Context.build(options, changes, old.max_version, new.max_version)
     rules = [rule for rule in RULES if rule.id not in options.disabled]
-    overrides = [rule for rule in rules if isinstance(rule, OverrideRule)]
-    # The hint last: it is for what still needs a microversion once the overrides answered.
-    findings = tuple(_with_hint(_overridden(overrides, f, context), options) for f in
-                     (_first_answer(rules, change, context) for change in changes)
-                     if f is not None)
-    return Report(old, new, old_version, new_version,
-                  tuple(sorted(findings, key=_order)), options.silent_failures, tuple(warnings))
+    findings = (_first_answer(rules, change, context) for change in changes)
+    report = Report(old.display, new.display, old.max_version, new.max_version,
+                    tuple(sorted((f for f in findings if f is not None), key=_order)),
+                    options.silent_failures, judgement.warnings,
+                    evidence=evidence_lines(judgement.evidence,
+                                            unmarked_documents=unmarked(old, new,
+                                                                        judgement.evidence)))
+    for finding_pass in FINDING_PASSES:
+        report = finding_pass(report, judgement, context)
+    return report
+
+
+def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Finding | None:
+    for rule in rules:
+        finding = rule.evaluate(change, context)
+        if finding is not None:
+            return finding
+    return None  # every question said no, or the rule that would answer is switched off
+
+
+def _overrides(report: Report, judgement: Judgement, context: Context) -> Report:
+    overrides = [rule for rule in RULES if isinstance(rule, OverrideRule)
+                 and rule.id not in judgement.options.disabled]
+    findings = []
+    for finding in report.findings:
+        for rule in overrides:
+            finding = rule.override(finding, context)
+        findings.append(finding)
+    return replace(report, findings=tuple(findings))
+
+
+def _hint(report: Report, judgement: Judgement, context: Context) -> Report:
+    """api-ref lags and errs: say what evidence would turn an ungated required finding (last
+    of the rules' passes: it is for what still needs a microversion)."""
+    if not judgement.options.documentation_catch_up:
+        return report
+    return replace(report, findings=tuple(
+        evolve(f, message=f"{f.message} (if the code already did this, the document is only "
+               "corrected: no microversion)")
+        if f.verdict == REQUIRED and f.change.gated is None else f for f in report.findings))
+
+
+def _acknowledgements(report: Report, judgement: Judgement, context: Context) -> Report:
+    """Mark the findings the project accepts; note expired and unused acknowledgements."""
+    today = judgement.today or datetime.date.today()
+    acknowledgements = judgement.acknowledgements
+    live = [ack for ack in acknowledgements if not ack.expired(today)]
+    notes = [f"acknowledgement expired on {ack.expires}, not applied: {ack.describe()} "
+             f"({ack.source})" for ack in acknowledgements if ack.expired(today)]
+    used: set[int] = set()
+    findings = []
+    for finding in report.findings:
+        matching = [i for i, ack in enumerate(live) if ack.matches(finding)]
+        used.update(matching)
+        if matching:
+            finding = replace(finding, acknowledged=live[matching[0]].reason)
+        findings.append(finding)
+    notes += [f"acknowledgement matched no change: {ack.describe()} ({ack.source})"
+              for i, ack in enumerate(live) if i not in used]
+    return replace(report, findings=tuple(findings), notes=(*report.notes, *notes))
+
+
+FINDING_PASSES: tuple[FindingPass, ...] = (_overrides, _hint, _acknowledgements)
 
 
 def side_warnings(old: tuple[str, Sequence[str]], new: tuple[str, Sequence[str]]
@@ -45,30 +168,12 @@ def side_warnings(old: tuple[str, Sequence[str]], new: tuple[str, Sequence[str]]
     return (*(w for w in old[1] if key(old[0], w) not in repeated), *new[1])
 
 
-def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Finding | None:
-    for rule in rules:
-        finding = rule.evaluate(change, context)
-        if finding is not None:
-            return finding
-    return None  # every question said no, or the rule that would answer is switched off
-
-
-def _overridden(overrides: Sequence[OverrideRule], finding: Finding, context: Context
-                ) -> Finding:
-    for rule in overrides:
-        finding = rule.override(finding, context)
-    return finding
-
-
-def _with_hint(finding: Finding, options: Options) -> Finding:
-    """api-ref lags and errs: say what evidence would turn an ungated required finding."""
-    if not (options.documentation_catch_up and finding.verdict == REQUIRED
-            and finding.change.gated is None):
-        return finding
-    return evolve(finding, message=f"{finding.message} (if the code already did this, the "
-                  "document is only corrected: no microversion)")
-
-
 def _order(finding: Finding) -> tuple[str, str, str, str]:
     change = finding.change
     return (change.operation, change.area, change.status or "", change.pointer)
+
+
+def judged(changes: Iterable[Change], options: Options, old: Snapshot, new: Snapshot
+           ) -> Report:
+    """The report of changes alone (no repository, no acknowledgement): tools and tests."""
+    return judge(Judgement(tuple(changes), options, old, new))

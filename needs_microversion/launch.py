@@ -23,14 +23,15 @@ from needs_microversion.collector import collector_paused
 
 if TYPE_CHECKING:
     from needs_microversion.commands.diff import DiffRequest
+    from needs_microversion.console import Output
 
-# Options a plain `diff` may carry: flag -> (DiffRequest field, value); a None value takes
-# the next argument.
-_FLAGS: dict[str, tuple[str, object]] = {
-    "--validate": ("validate", True), "--no-validate": ("validate", False),
-    "--explain": ("explain", True), "--no-explain": ("explain", False),
-    "--strict": ("strict", True), "--no-strict": ("strict", False),
-    "--format": ("fmt", None), "-f": ("fmt", None),
+# Options a plain `diff` may carry: flag -> (the record it sets: "request" is DiffRequest,
+# "output" how it is written; its field; the value, None taking the next argument).
+_FLAGS: dict[str, tuple[str, str, object]] = {
+    "--validate": ("request", "validate", True), "--no-validate": ("request", "validate", False),
+    "--strict": ("request", "strict", True), "--no-strict": ("request", "strict", False),
+    "--explain": ("output", "explain", True), "--no-explain": ("output", "explain", False),
+    "--format": ("output", "fmt", None), "-f": ("output", "fmt", None),
 }
 
 
@@ -56,23 +57,24 @@ def main() -> int:
     prepare_validation(args)
     # Imports make no cyclic garbage worth a collection: paused, they take 10% less.
     with collector_paused():
-        request = plain_diff(args)
-        if request is not None:
+        plain = plain_diff(args)
+        if plain is not None:
             import needs_microversion.commands.diff  # noqa: F401  (what console.diff runs)
             from needs_microversion import console
         else:
             from needs_microversion.cli import main as run
-    if request is not None:
-        return console.guarded(lambda: console.diff(request))
+    if plain is not None:
+        return console.guarded(lambda: console.diff(*plain))
     return run()
 
 
-def plain_diff(args: Sequence[str]) -> DiffRequest | None:
-    """The request of `diff OLD NEW` with only the options of `_FLAGS` (`--format json`,
-    `--format=json`), as the command line would build it; None for anything else."""
+def plain_diff(args: Sequence[str]) -> tuple[DiffRequest, Output] | None:
+    """The request and output of `diff OLD NEW` with only the options of `_FLAGS`
+    (`--format json`, `--format=json`), as the command line would build them; None for
+    anything else (an unknown format too: the command line says what is wrong)."""
     if not args or args[0] != "diff":
         return None
-    fields: dict[str, object] = {}
+    fields: dict[str, dict[str, object]] = {"request": {}, "output": {}}
     paths: list[str] = []
     rest = iter(args[1:])
     for arg in rest:
@@ -82,23 +84,27 @@ def plain_diff(args: Sequence[str]) -> DiffRequest | None:
         name, equals, value = arg.partition("=")
         if name not in _FLAGS:
             return None
-        field, fixed = _FLAGS[name]
+        target, field, fixed = _FLAGS[name]
         if fixed is not None:
             if equals:
                 return None  # `--strict=yes`: the command line says what is wrong
-            fields[field] = fixed
+            fields[target][field] = fixed
         elif equals:
-            fields[field] = value
+            fields[target][field] = value
         else:
             following = next(rest, None)
             if following is None or following.startswith("-"):
                 return None
-            fields[field] = following
-    if len(paths) != 2:
+            fields[target][field] = following
+    from needs_microversion.report.formats import FORMATS
+
+    if len(paths) != 2 or fields["output"].get("fmt", "text") not in FORMATS:
         return None
     from needs_microversion.commands.diff import DiffRequest
+    from needs_microversion.console import Output
 
-    return DiffRequest(old=paths[0], new=paths[1], **fields)  # type: ignore[arg-type]
+    return (DiffRequest(old=paths[0], new=paths[1], **fields["request"]),  # type: ignore[arg-type]
+            Output(**fields["output"]))  # type: ignore[arg-type]
 
 
 def prepare_validation(args: Sequence[str]) -> None:

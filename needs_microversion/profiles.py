@@ -42,12 +42,28 @@ from dataclasses import dataclass
 
 from needs_microversion.errors import InputError
 from needs_microversion.model.snapshot import OpKey, Snapshot
-from needs_microversion.rules.base import DEFAULT_FREE_FORM, NOVA_EXEMPT_CODES
+
+# nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion (seed 000).
+NOVA_EXEMPT_CODES = frozenset({"400", "403", "404", "415"})
+# nova: "a new scheduler which adds a new attribute to os:scheduler_hints doesn't require one"
+# (seed 000). `*` also matches the api-ref form, where the hints may be nested under /server.
+DEFAULT_FREE_FORM = ("*/os:scheduler_hints", "*/OS-SCH-HNT:scheduler_hints")
 
 MANILA_EXPERIMENTAL_HEADER = "x-openstack-manila-api-experimental"
 # ironic webapi.rst "Exceptions from Versioning": the content of these JSON fields.
 IRONIC_FREE_FORM = tuple(f"*/{name}" for name in (
     "properties", "driver_info", "instance_info", "driver_internal_info", "extra"))
+
+
+@dataclass(frozen=True)
+class BookkeepingStep:
+    """A companion change a new microversion needs in one project (seed 001's "Other
+    necessary changes", as that project writes them): `text` with `{v}` for the version,
+    done when the change touches every path pattern (`{v}` allowed there too)."""
+
+    text: str
+    paths: tuple[str, ...]
+    before_release_note: bool = False  # listed before the release note (else after)
 
 
 @dataclass(frozen=True)
@@ -58,15 +74,36 @@ class Profile:
     experimental_header: str | None = None  # operations documenting it may change freely
     inapplicable_header_exemption: bool = True  # nova's Retry-After-on-a-4xx note
     retired_api_exemption: bool = False  # nova's obsolete APIs: 410 Gone at every version
+    bookkeeping_steps: tuple[BookkeepingStep, ...] = ()
+
+
+# nova's "Adding a new API microversion" (doc/source/contributor/microversions.rst): the
+# versions samples, and samples for the new microversion.
+_NOVA_STEPS = (
+    BookkeepingStep("the versions samples doc/api_samples/versions/versions-get-resp.json and "
+                    "v21-version-get-resp.json",
+                    ("doc/api_samples/versions/versions-get-resp.json",
+                     "doc/api_samples/versions/v21-version-get-resp.json")),
+    BookkeepingStep("api samples in doc/api_samples/*/v{v}/ (if applicable)",
+                    ("doc/api_samples/*/v{v}/*",)),
+)
+# cinder's api_microversion_dev.rst: a named constant in cinder/api/microversions.py.
+_CINDER_STEPS = (BookkeepingStep("a named constant for {v} in cinder/api/microversions.py",
+                                 ("cinder/api/microversions.py",), before_release_note=True),)
+# ironic's contributor guide: the release mapping names the new API version.
+_IRONIC_STEPS = (BookkeepingStep("RELEASE_MAPPING['master']['api'] = '{v}' in "
+                                 "ironic/common/release_mappings.py",
+                                 ("ironic/common/release_mappings.py",)),)
 
 
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
-    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True),
+    Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True,
+            bookkeeping_steps=_NOVA_STEPS),
     Profile("placement"),
-    Profile("cinder", inapplicable_header_exemption=False),
+    Profile("cinder", inapplicable_header_exemption=False, bookkeeping_steps=_CINDER_STEPS),
     Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER,
             inapplicable_header_exemption=False),
-    Profile("ironic", free_form_paths=IRONIC_FREE_FORM),
+    Profile("ironic", free_form_paths=IRONIC_FREE_FORM, bookkeeping_steps=_IRONIC_STEPS),
     Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True),
 )}
 DEFAULT_PROFILE = "generic"

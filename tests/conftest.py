@@ -42,11 +42,10 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
     return run
 
 
-def run_diff(request):  # type: ignore[no-untyped-def]
+def run_diff(request, fmt="text", explain=False):  # type: ignore[no-untyped-def]
     """`diff` as the CLI runs it, its report rendered at the edge: (output, warnings, code)."""
     from needs_microversion.commands.diff import run_diff as diff
     from needs_microversion.report import render
 
     report = diff(request)
-    return (render(report, request.fmt, explain=request.explain), list(report.warnings),
-            report.exit_code)
+    return (render(report, fmt, explain=explain), list(report.warnings), report.exit_code)

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_diff
 
 from needs_microversion.bookkeeping import bookkeeping
-from needs_microversion.repository.evidence import Evidence
+from needs_microversion.repository.evidence import RepositoryEvidence
 from needs_microversion.repository.versionfile import read_version_file
 from needs_microversion.commands.diff import DiffRequest
 from needs_microversion.errors import InputError
@@ -66,7 +66,7 @@ def bookkeeping_of(old: str | None, new: str | None, findings: Report, changed: 
          profile: str = "generic", version_file: str | None = None,
          released_max: Version | None = None) -> Any:
     """The bookkeeping of two version file texts (None: unknown)."""
-    evidence = Evidence(version_file, read_version_file(old) if old is not None else None,
+    evidence = RepositoryEvidence(version_file, read_version_file(old) if old is not None else None,
                         read_version_file(new) if new is not None else None,
                         changed_paths=None if changed is None else tuple(changed))
     return bookkeeping(evidence, findings, profile=profile, released_max=released_max)
@@ -267,7 +267,7 @@ def nova_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_diff_reads_the_working_tree_version_file(nova_project: Path) -> None:
     old = write_api(nova_project / "old.json", ["id"], "2.104")
     new = write_api(nova_project / "new.json", ["id"], "2.105", gated="2.105")
-    out, _, code = run_diff(DiffRequest(old, new, fmt="json", validate=False))
+    out, _, code = run_diff(DiffRequest(old, new, validate=False), "json")
     book = json.loads(out)["bookkeeping"]
     assert code == 0 and (book["old_max"], book["new_max"], book["next_version"]) == (
         None, "2.105", None)
@@ -277,11 +277,11 @@ def test_diff_reads_the_working_tree_version_file(nova_project: Path) -> None:
 def test_check_gives_both_revisions_and_the_paths(nova_project: Path) -> None:
     old = write_api(nova_project / "old.json", ["id"], "2.104")
     new = write_api(nova_project / "new.json", ["id"], "2.104", gated="2.105")
-    request = DiffRequest(old, new, fmt="json", validate=False,
+    request = DiffRequest(old, new, validate=False,
                           old_version_file_text=nova("2.104"),
                           new_version_file_text=nova("2.105", "    * 2.105 - x\n"),
                           changed_paths=("releasenotes/notes/locked-1.yaml",))
-    out, _, code = run_diff(request)
+    out, _, code = run_diff(request, "json")
     report = json.loads(out)
     # The documents say 2.104 on both sides; the version files say the code went to 2.105.
     assert (report["old_version"], report["new_version"], report["bumped"]) == (
@@ -295,10 +295,10 @@ def test_check_gives_both_revisions_and_the_paths(nova_project: Path) -> None:
     assert done["a verbose description of 2.105 in "
                 "nova/api/openstack/compute/rest_api_version_history.rst"] is False
     # The command line still wins over the version files.
-    out, _, code = run_diff(DiffRequest(old, new, fmt="json", validate=False,
+    out, _, code = run_diff(DiffRequest(old, new, validate=False,
                                         old_version_file_text=nova("2.104"),
                                         new_version_file_text=nova("2.105"),
-                                        new_version="2.104"))
+                                        new_version="2.104"), "json")
     assert code == 1 and json.loads(out)["new_version"] == "2.104"
 
 
@@ -306,13 +306,13 @@ def test_no_version_file_no_bookkeeping(tmp_path: Path, monkeypatch: pytest.Monk
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     old = write_api(tmp_path / "old.json", ["id"], "2.104")
-    out, _, _ = run_diff(DiffRequest(old, old, fmt="json", validate=False))
+    out, _, _ = run_diff(DiffRequest(old, old, validate=False), "json")
     assert json.loads(out)["bookkeeping"] is None
 
 
 def test_bad_version_file_is_an_input_error(nova_project: Path) -> None:
     old = write_api(nova_project / "old.json", ["id"], "2.104")
     with pytest.raises(InputError, match=r"api_version_request.py \(old\): no maximum"):
-        run_diff(DiffRequest(old, old, fmt="json", validate=False,
+        run_diff(DiffRequest(old, old, validate=False,
                              old_version_file_text="VERSION = '2.1'\n",
-                             new_version_file_text=nova()))
+                             new_version_file_text=nova()), "json")

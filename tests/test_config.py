@@ -189,7 +189,7 @@ def test_a_service_named_by_the_caller(project: Path) -> None:
     from needs_microversion.commands.diff import DiffRequest
 
     (project / "pyproject.toml").write_text(SERVICES)
-    request = DiffRequest("api/old.json", "api/new.json", fmt="json", validate=False,
+    request = DiffRequest("api/old.json", "api/new.json", validate=False,
                           service="volume")  # as `check` names it for REV:path documents
     assert run_diff(request)[2] == 0  # volume: cinder, but 404 exempted explicitly
     with pytest.raises(InputError, match="no service 'network' in pyproject.toml"):

@@ -21,14 +21,14 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
     ["diff", "--format", "json", "old.yaml", "new.yaml"],
     ["diff", "old.yaml", "-f", "sarif", "new.yaml", "--explain"],
     ["diff", "old.yaml", "new.yaml", "--format=junit", "--strict", "--validate"],
-    ["diff", "old.yaml", "new.yaml", "--no-explain", "--no-strict", "--format", "nonsense"],
+    ["diff", "old.yaml", "new.yaml", "--no-explain", "--no-strict", "--format", "markdown"],
 ])
 def test_a_plain_diff_is_the_request_the_command_line_builds(args: list[str],
                                                               monkeypatch) -> None:
     from needs_microversion import cli, console
 
     built: list[object] = []
-    monkeypatch.setattr(console, "diff", lambda request: built.append(request) or 0)
+    monkeypatch.setattr(console, "diff", lambda *request: built.append(request) or 0)
     assert cli.main(args) == 0
     assert launch.plain_diff(args) == built[0]
 
@@ -45,6 +45,7 @@ def test_a_plain_diff_is_the_request_the_command_line_builds(args: list[str],
     ["diff", "old.yaml", "new.yaml", "--strict=yes"],
     ["diff", "--", "old.yaml", "new.yaml"],
     ["diff", "-fjson", "old.yaml", "new.yaml"],
+    ["diff", "old.yaml", "new.yaml", "--format", "nonsense"],  # the command line refuses it
 ])
 def test_anything_else_goes_to_the_command_line(args: list[str]) -> None:
     assert launch.plain_diff(args) is None

@@ -92,3 +92,42 @@ def test_no_module_over_the_limit() -> None:
 def test_no_flat_apiref_modules() -> None:
     assert not list((PACKAGE / "loaders").glob("apiref_*.py"))
     assert (PACKAGE / "loaders" / "apiref" / "__init__.py").is_file()
+
+
+# The layer of each top-level module or package: an import goes to a lower layer (or stays
+# inside its own unit), never up. Read as the data flows: model at the bottom, the console
+# script at the top; `report`, `repository`, `config` and `profiles` sit beside the stages.
+LAYERS = {
+    "needs_microversion": 0, "model": 0, "errors": 0,
+    "cache_folder": 1, "collector": 1, "forked": 1, "streams": 1,
+    "documents": 2, "profiles": 2,
+    "loaders": 3,
+    "compare": 4, "load": 4, "repository": 4,
+    "rules": 5,
+    "config": 6, "bookkeeping": 6, "report": 6,
+    "judge": 7,
+    "commands": 8,
+    "console": 9, "cli": 10, "launch": 11, "__main__": 12,
+}
+
+
+def _unit(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_imports_never_point_up_the_layers() -> None:
+    known = modules()
+    upward = []
+    for name, path in sorted(known.items()):
+        source = _unit(name)
+        assert source in LAYERS, f"{source}: give the new unit a layer in LAYERS"
+        for target in sorted(imports(name, path, known)):
+            if _unit(target) != source and LAYERS[_unit(target)] >= LAYERS[source]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    assert LAYERS["compare"] < LAYERS["judge"] < LAYERS["commands"] < LAYERS["cli"]
+    assert LAYERS["model"] < LAYERS["documents"] < LAYERS["loaders"] < LAYERS["compare"]

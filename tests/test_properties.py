@@ -67,7 +67,7 @@ def _diff(old: Any, new: Any, old_suffix: str = ".yaml", new_suffix: str = ".yam
             text = json.dumps(doc) if suffix == ".json" else yaml.safe_dump(doc, sort_keys=False)
             path.write_text(text)
             files.append(str(path))
-        out, _, _ = run_diff(DiffRequest(old=files[0], new=files[1], fmt="json", validate=False))
+        out, _, _ = run_diff(DiffRequest(old=files[0], new=files[1], validate=False), "json")
     return json.loads(out)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.change import Change, Correction
 from needs_microversion.model.records import evolve
 from needs_microversion.model.snapshot import Location, OpKey
 from needs_microversion.model.verdict import REQUIRED, Finding
@@ -20,7 +20,7 @@ CHANGE = Change("response-body", "added", "", "GET /x", OpKey("GET", "/x", None)
     {"seen_at": parse_version("2.3"), "everywhere": True},
     {"gated": parse_version("2.4"), "seen_at": parse_version("2.4")},
     {"new_location": Location("new.yaml", 7, ("paths",))},
-    {"evidence": Evidence("shown-in-example", "why")},
+    {"correction": Correction("shown-in-example", "why")},
     {},
 ])
 def test_a_change_evolves_as_replace_makes_it(fields: dict[str, object]) -> None:

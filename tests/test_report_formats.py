@@ -81,7 +81,7 @@ def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Diff:
             old, new = "old.json", "new.json"
             (tmp_path / old).write_text(PAIRS[case][0])
             (tmp_path / new).write_text(PAIRS[case][1])
-        output, _, code = run_diff(DiffRequest(old, new, fmt=fmt, validate=False))
+        output, _, code = run_diff(DiffRequest(old, new, validate=False), fmt)
         return output, code
 
     return run

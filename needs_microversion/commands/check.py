@@ -43,7 +43,7 @@ from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.loaders.git.worktree import worktree_changes
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree, warning_place
-from needs_microversion.repository.evidence import Evidence, gather
+from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
 from needs_microversion.repository.revision import Revision
@@ -60,8 +60,6 @@ class CheckRequest:
     staged: bool = False
     from_ref: str | None = None
     to_ref: str | None = None
-    fmt: str = "text"
-    explain: bool = False
     validate: bool = True
     config: str | None = None
     # How to judge, as for diff (None/empty: the configuration, then the profile, decides).
@@ -134,7 +132,8 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     from needs_microversion.commands.diff import DiffRequest, run_diffs, run_record
 
     documents: list[tuple[str, Report]] = []
-    evidence: dict[str, Evidence] = {}  # by service: its settings may name the version file
+    # By service: its settings may name the version file.
+    evidence: dict[str, RepositoryEvidence] = {}
     for target in targets:
         at_base = old.exists(target.path) if target.configured or target.record else \
             old_layout is not None and target.path in old_layout.documents
@@ -158,7 +157,6 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         profile = request.profile or (None if target.service.profile or layout is None
                                       else layout.profile)
         diff = DiffRequest(old=old.name(base_path), new=new.name(target.path),
-                           fmt=request.fmt, explain=request.explain,
                            validate=request.validate,
                            service=target.service.name if target.configured else None,
                            loaded_config=config, evidence=found, profile=profile,
@@ -378,7 +376,7 @@ def _changed_paths(repo: Repo, old: Revision, new: Revision) -> tuple[str, ...]:
 
 
 def _evidence(old: Revision, new: Revision, layout: Layout | None, target: Target,
-              config: Config, repo: Repo, changed: tuple[str, ...]) -> Evidence:
+              config: Config, repo: Repo, changed: tuple[str, ...]) -> RepositoryEvidence:
     """The repository's evidence for one document; configured settings win."""
     service = target.service
     layout = layout or Layout("", "generic", (target.path,))

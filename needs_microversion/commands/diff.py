@@ -17,7 +17,7 @@ from needs_microversion.config import (
 from needs_microversion.documents.files import possible_path
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
-from needs_microversion.judge import judge, side_warnings
+from needs_microversion.judge import Judgement, judge, side_warnings
 from needs_microversion.load import Validation, empty_snapshot, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
@@ -25,22 +25,18 @@ from needs_microversion.model.extensions import ADVERTISED_KEY
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, names_a_microversion, parse_version
-from needs_microversion.profiles import DEFAULT_PROFILE, experimental_operations, get_profile
-from needs_microversion.repository.evidence import Evidence
-from needs_microversion.repository.judging import (
-    attribute_unmarked, evidence_lines, unmarked, version_changes)
+from needs_microversion.profiles import (
+    DEFAULT_PROFILE, NOVA_EXEMPT_CODES, experimental_operations, get_profile)
+from needs_microversion.repository.evidence import RepositoryEvidence
 from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
-from needs_microversion.report import check_format
 from needs_microversion.rules import get
-from needs_microversion.rules.base import NOVA_EXEMPT_CODES, Options
+from needs_microversion.rules.base import Options
 
 
 @dataclass(frozen=True)
 class DiffRequest:
     old: str
     new: str
-    fmt: str = "text"  # checked before any work; the caller renders in it
-    explain: bool = False  # for the caller's text rendering
     strict: bool = False
     validate: bool = True
     silent_failures: tuple[str, ...] = ()
@@ -60,7 +56,7 @@ class DiffRequest:
     new_version_file_text: str | None = None
     changed_paths: tuple[str, ...] | None = None  # the change's files (None: unknown)
     # What the repository says (check, history): version file, release, history, files.
-    evidence: Evidence | None = None
+    evidence: RepositoryEvidence | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
     root: str | None = None  # no file on disk is read outside this folder (None: each tree's)
 
@@ -136,7 +132,6 @@ def run_record(request: DiffRequest) -> Report:
 
 
 def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
-    check_format(request.fmt)  # before any work: a typo should not cost a 4 MB diff
     if request.strict and not request.validate:
         raise InputError("--strict turns validation problems into errors: it cannot go with "
                          "--no-validate")
@@ -173,8 +168,8 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
                           code_changed=evidence.code_changed if evidence else None)
         decide = None in code_maxima and request.old_version is None
         report = diff_snapshots(old, new, options, evidence, doc_maxima, validation,
-                                documents_decide=decide)
-        report = acknowledge(report, service.acknowledgements, datetime.date.today())
+                                documents_decide=decide,
+                                acknowledgements=service.acknowledgements)
         if evidence is not None and (evidence.old_file or evidence.new_file):
             report = replace(report, bookkeeping=bookkeeping(
                 evidence, report, profile=profile.name, released_max=old.max_version))
@@ -243,31 +238,25 @@ def choose_service(config: Config, request: DiffRequest) -> ServiceConfig:
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
-                   evidence: Evidence | None = None,
+                   evidence: RepositoryEvidence | None = None,
                    doc_maxima: tuple[Version | None, Version | None] | None = None,
-                   validation: Validation | None = None, documents_decide: bool = True
-                   ) -> Report:
-    """Compare and judge; repository evidence adds the API's maximum as a change and gates
-    the changes of documents that write no microversion (`repository.judging`). The
+                   validation: Validation | None = None, documents_decide: bool = True,
+                   acknowledgements: Sequence[Acknowledgement] = ()) -> Report:
+    """Compare, then judge (`judge`: every pass that makes or changes a verdict). The
     validation problems are waited for only after the comparison, which they never change.
     `documents_decide`: neither a version file nor the user says what the old maximum is."""
-    changes = with_removal_places(with_lines(
-        compare(old, new, options.documentation_catch_up, documents_decide), (old, new)),
-        old, new)
+    changes = with_removal_places(with_lines(compare(old, new, documents_decide), (old, new)),
+                                  old, new)
     if validation is not None:
         old, new = validation.attach(old, new)
     experimental = experimental_operations(old, {c.op_key for c in changes},
                                            options.experimental_header)
-    changes = attribute_unmarked(changes, old, new, evidence)
-    changes += version_changes(*(doc_maxima or (old.max_version, new.max_version)), evidence,
-                               changes)
-    report = judge(changes, replace(options, experimental_operations=experimental,
-                                    gated_documents=_microversioned(old) or _microversioned(new)),
-                   old=old.display, new=new.display, old_version=old.max_version,
-                   new_version=new.max_version,
-                   warnings=side_warnings((old.display, old.warnings), (new.display, new.warnings)))
-    return replace(report, evidence=evidence_lines(
-        evidence, unmarked_documents=unmarked(old, new, evidence)))
+    options = replace(options, experimental_operations=experimental,
+                      gated_documents=_microversioned(old) or _microversioned(new))
+    return judge(Judgement(
+        tuple(changes), options, old, new, evidence, doc_maxima, tuple(acknowledgements),
+        datetime.date.today(), side_warnings((old.display, old.warnings),
+                                             (new.display, new.warnings))))
 
 
 def _microversioned(snapshot: Snapshot) -> bool:
@@ -291,8 +280,9 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
     for rule_id in request.disabled:
         get(rule_id)  # unknown ids are a usage error
     exempt = service.exempt_error_codes
-    if request.exempt_error_codes is not None:
-        exempt = NOVA_EXEMPT_CODES if request.exempt_error_codes else frozenset()
+    if request.exempt_error_codes is not None:  # the profile's own set, else footnote f2's
+        exempt = (profile.exempt_error_codes or NOVA_EXEMPT_CODES) \
+            if request.exempt_error_codes else frozenset()
     return Options(
         exempt_error_codes=profile.exempt_error_codes if exempt is None else exempt,
         free_form_paths=(*profile.free_form_paths, *service.free_form, *request.free_form),
@@ -307,27 +297,8 @@ def build_options(request: DiffRequest, service: ServiceConfig | None = None) ->
     )
 
 
-def acknowledge(report: Report, acknowledgements: Sequence[Acknowledgement],
-                today: datetime.date) -> Report:
-    """Mark the findings the project accepts; note expired and unused acknowledgements."""
-    live = [ack for ack in acknowledgements if not ack.expired(today)]
-    notes = [f"acknowledgement expired on {ack.expires}, not applied: {ack.describe()} "
-             f"({ack.source})" for ack in acknowledgements if ack.expired(today)]
-    used: set[int] = set()
-    findings = []
-    for finding in report.findings:
-        matching = [i for i, ack in enumerate(live) if ack.matches(finding)]
-        used.update(matching)
-        if matching:
-            finding = replace(finding, acknowledged=live[matching[0]].reason)
-        findings.append(finding)
-    notes += [f"acknowledgement matched no change: {ack.describe()} ({ack.source})"
-              for i, ack in enumerate(live) if i not in used]
-    return replace(report, findings=tuple(findings), notes=(*report.notes, *notes))
-
-
 def _evidence_from_texts(request: DiffRequest, config: Config, service: ServiceConfig
-                         ) -> Evidence | None:
+                         ) -> RepositoryEvidence | None:
     """The version file given as texts (or the configured one, read from the working tree
     for the new side), when no repository was read."""
     new_text = request.new_version_file_text
@@ -341,7 +312,7 @@ def _evidence_from_texts(request: DiffRequest, config: Config, service: ServiceC
     if old_text is None and new_text is None:
         return None
     source = service.version_file or "version file"
-    return Evidence(
+    return RepositoryEvidence(
         service.version_file,
         read_version_file(old_text, f"{source} (old)") if old_text is not None else None,
         read_version_file(new_text, f"{source} (new)") if new_text is not None else None,

@@ -6,15 +6,19 @@ judged the way `check` judges a change, against the version file of its time.
     history.summary     # shipped without a microversion, microversions with no documented
                         # change, agreement of the verdicts with the version file
 
+    plan = plan_history(request)             # the commits, their releases and links
+    for row in judge_history(plan, request): # in order, one at a time (the CLI streams them)
+
 The commits are the first-parent line of `--until` (default HEAD), from `--since` (a revision
 or a date, YYYY-MM-DD; default the first commit), that change a file under the API
 documents' folders (the api-ref tree and its samples, or the OpenAPI documents). Each is
 judged against its first parent: `check --from-ref PARENT --to-ref COMMIT`, repository
 evidence included, so the version file's maximum before and after and the release the commit
-shipped in (the first release tag on the line at or after it) are in each row. A commit the
-tool cannot read (exit 2) is a row with its reason; the run goes on. A commit from before
-the API had documents or a version file on either side (samples kept before any api-ref) is
-not listed: there is nothing to judge.
+shipped in (the first release tag that contains it, `repository/shipped.py`) are in each
+row, with a link to the commit on its forge (`repository/links.py`). A commit the tool
+cannot read (exit 2) is a row with its reason; the run goes on. A commit from before the API
+had documents or a version file on either side (samples kept before any api-ref) is not
+listed: there is nothing to judge.
 
 Files are parsed once per content (the api-ref reader caches by content, which git names by
 blob id), so the documents two neighbouring commits share are read once.
@@ -24,20 +28,21 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import TextIO
 
+from needs_microversion import streams
 from needs_microversion.commands.check import CheckRequest, judge_change
 from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
-from needs_microversion.model.history import History, HistoryRow, HistorySummary
-from needs_microversion.model.verdict import REQUIRED
+from needs_microversion.model.history import History, HistoryRow, summarize
 from needs_microversion.model.versions import Version, parse_version
 from needs_microversion.repository.layout import Layout, detect, version_record
-from needs_microversion.repository.releases import is_release_tag
+from needs_microversion.repository.links import commit_link, link_template
 from needs_microversion.repository.revision import Revision
+from needs_microversion.repository.shipped import Shipped, shipped_in
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -53,11 +58,39 @@ class HistoryRequest:
     catch_up: bool | None = None
     count_corrections: bool | None = None
     disabled: tuple[str, ...] = ()
+    link_template: str | None = None  # "https://host/c/{commit}"; default: from the remote
+
+
+@dataclass(frozen=True)
+class Commit:
+    commit: str
+    parent: str  # the first parent, which the commit is judged against
+    date: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class HistoryPlan:
+    """What is known before any commit is judged: which commits, in order, the release
+    each shipped in and how to link to them."""
+
+    repo: Repo
+    commits: tuple[Commit, ...]
+    releases: Mapping[str, Shipped]
+    link_template: str | None
 
 
 def run_history(request: HistoryRequest,
                 progress: Callable[[int, int], None] | None = None) -> History:
-    """Judge every commit of the range; `progress(done, total)` after each one."""
+    """Judge every commit of the range; `progress(done, total)` before the first and after
+    each one."""
+    rows = tuple(judge_history(plan_history(request), request, progress))
+    return History(rows, summarize(rows))
+
+
+def plan_history(request: HistoryRequest) -> HistoryPlan:
+    """The commits to judge and what the rows say of them besides the verdict; an
+    InputError (a bad revision, no documents) before any is judged."""
     here = current_folder()
     repo = Repo.find(here, "not inside a git repository: history reads one", str(here))
     with cached():
@@ -72,23 +105,36 @@ def run_history(request: HistoryRequest,
                              "source tree, a specs/ folder, openapi/swagger files and a version "
                              "file)",
                              str(repo.top))
-        commits = list(_commits(repo, until, request.since, layout))
-        releases = _releases(repo, [commit for commit, *_ in commits])
-    rows = []
-    for done, (commit, parent, date, subject) in enumerate(commits, 1):
-        row = _row(repo, commit, parent, date, subject, releases.get(commit), request)
-        if row is not None:
-            rows.append(row)
+        commits = tuple(_commits(repo, until, request.since, layout))
+        releases = shipped_in(repo, until, [commit.commit for commit in commits])
+        template = link_template(repo, request.link_template)
+    return HistoryPlan(repo, commits, releases, template)
+
+
+def judge_history(plan: HistoryPlan, request: HistoryRequest,
+                  progress: Callable[[int, int], None] | None = None
+                  ) -> Iterator[HistoryRow]:
+    """The rows, oldest first, each as soon as its commit is judged (in this order
+    whatever judges them: the formats write a row as it comes)."""
+    if progress is not None and plan.commits:
+        progress(0, len(plan.commits))  # the first commit can take seconds: show the total
+    for done, commit in enumerate(plan.commits, 1):
+        shipped = plan.releases.get(commit.commit)
+        row = _row(plan.repo, commit, shipped, request)
         if progress is not None:
-            progress(done, len(commits))
-    return History(tuple(rows), _summary(rows))
+            progress(done, len(plan.commits))
+        if row is not None:
+            yield replace(row, link=commit_link(plan.link_template, commit.commit))
 
 
-def _row(repo: Repo, commit: str, parent: str, date: str, subject: str, release: str | None,
+def _row(repo: Repo, item: Commit, shipped: Shipped | None,
          request: HistoryRequest) -> HistoryRow | None:
     """The commit judged against its parent; None for one from before the API had any
     documents or version file (nova moved its samples in 2012, three years before its
     api-ref and its first microversion): there is nothing to judge, and it is no error."""
+    commit, parent = item.commit, item.parent
+    release = shipped.release if shipped is not None else None
+    release_date = shipped.date if shipped is not None else None
     check = CheckRequest(from_ref=parent, to_ref=commit, validate=request.validate,
                          config=request.config, profile=request.profile,
                          catch_up=request.catch_up, disabled=request.disabled,
@@ -100,20 +146,20 @@ def _row(repo: Repo, commit: str, parent: str, date: str, subject: str, release:
     except InputError as exc:
         if not any(detect(side) or version_record(side) for side in (old, new)):
             return None
-        return HistoryRow(commit, date, subject, None, None, release, error=str(exc))
+        return HistoryRow(commit, item.date, item.subject, None, None, release,
+                          error=str(exc), release_date=release_date)
     maxima = [(report.bookkeeping.old_max, report.bookkeeping.new_max)
               for _, report in result.documents if report.bookkeeping is not None]
     old_max, new_max = maxima[0] if maxima else (None, None)
-    return HistoryRow(commit, date, subject, _version(old_max), _version(new_max), release,
-                      tuple(result.documents))
+    return HistoryRow(commit, item.date, item.subject, _version(old_max), _version(new_max),
+                      release, tuple(result.documents), release_date=release_date)
 
 
 def _version(text: str | None) -> Version | None:
     return parse_version(text) if text is not None else None
 
 
-def _commits(repo: Repo, until: str, since: str | None, layout: Layout
-             ) -> Iterator[tuple[str, str, str, str]]:
+def _commits(repo: Repo, until: str, since: str | None, layout: Layout) -> Iterator[Commit]:
     """(commit, first parent, date, subject), oldest first, of the commits that touch the
     documents' folders (api-ref/ as a whole: trees moved inside it over the years); with no
     documents, the version record (the version file and history document)."""
@@ -138,7 +184,7 @@ def _commits(repo: Repo, until: str, since: str | None, layout: Layout
         commit, parents, date, subject = fields[index:index + 4]
         commit = commit.strip()
         if commit and parents.split():  # the first commit has nothing to compare with
-            yield commit, parents.split()[0], date, subject
+            yield Commit(commit, parents.split()[0], date, subject)
 
 
 def _folder(path: str) -> str:
@@ -146,55 +192,47 @@ def _folder(path: str) -> str:
     return path.split("/", 1)[0] if path.startswith("api-ref/") else path
 
 
-def _releases(repo: Repo, commits: Sequence[str]) -> dict[str, str]:
-    """Commit -> the first release tag on the first-parent line at or after it (release
-    candidates are tagged on the main line where each stable branch starts)."""
-    if not commits:
-        return {}
-    line = repo.git("rev-list", "--first-parent", commits[-1]).decode().split()[::-1]
-    index = {commit: at for at, commit in enumerate(line)}
-    listing = repo.git("for-each-ref", "--format=%(refname:short)%00%(*objectname)%00"
-                       "%(objectname)", "refs/tags").decode("utf-8", "replace")
-    tagged: dict[int, str] = {}
-    for entry in listing.splitlines():
-        name, peeled, target = (entry.split("\0") + ["", ""])[:3]
-        at = index.get(peeled or target)
-        if at is not None and is_release_tag(name) and (at not in tagged or name < tagged[at]):
-            tagged[at] = name
-    points = sorted(tagged.items())
-    found: dict[str, str] = {}
-    for commit in commits:
-        position = index.get(commit)
-        shipped = None if position is None else next(
-            (tag for where, tag in points if where >= position), None)
-        if shipped is not None:
-            found[commit] = shipped
-    return found
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr. Rows printed to the same terminal
+    meanwhile go through `around`, which takes the bar away while they are written and
+    draws it again below them; `finish` takes it away for good."""
 
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.line = ""
 
-def _summary(rows: Sequence[HistoryRow]) -> HistorySummary:
-    judged = [row for row in rows if row.error is None]
-    unprovided = tuple(row.commit for row in judged if row.exit_code == 1)
-    undocumented = tuple(row.commit for row in judged if any(
-        f.id == "maximum-raised" for _, report in row.reports for f in report.findings))
-    compared = [row for row in judged if row.bumped is not None]
-    agree = sum(1 for row in compared if (row.verdict == REQUIRED) == bool(row.bumped))
-    return HistorySummary(len(judged), len(rows) - len(judged),
-                          sum(1 for row in judged if row.verdict == REQUIRED),
-                          unprovided, undocumented, agree, len(compared))
+    @classmethod
+    def on_terminal(cls, stream: TextIO | None = None) -> ProgressBar | None:
+        """A bar on `stream` (default stderr); None when it is no terminal (a pipe, a file,
+        CI's log), where a bar would be noise."""
+        out = sys.stderr if stream is None else stream
+        return cls(out) if out is not None and out.isatty() else None
 
-
-def progress_bar(stream: TextIO | None = None) -> Callable[[int, int], None] | None:
-    """A one-line progress bar on a terminal's stderr; None when stderr is not one."""
-    out = sys.stderr if stream is None else stream
-    if not out.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
+    def __call__(self, done: int, total: int) -> None:
         width = 30
         filled = width * done // max(total, 1)
-        end = "\n" if done == total else ""
-        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} commits{end}")
-        out.flush()
+        self.line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} commits"
+        self._draw()
 
-    return show
+    def around(self, write: Callable[[str], bool]) -> Callable[[str], bool]:
+        def written(text: str) -> bool:
+            if not text:
+                return True
+            self._erase()
+            ok = write(text)
+            self._draw()
+            return ok
+
+        return written
+
+    def finish(self) -> None:
+        self._erase()
+        self.line = ""
+
+    def _draw(self) -> None:
+        if self.line:
+            streams.write(self.out, f"\r{self.line}")
+
+    def _erase(self) -> None:
+        if self.line:  # back to the line's start, and clear to its end
+            streams.write(self.out, "\r\x1b[K")

@@ -60,8 +60,11 @@ def one_per_element(changes: Iterable[Change]) -> list[Change]:
                                  old={label: c.old for label, c in zip(labels, group, strict=True)},
                                  new={label: c.new for label, c in zip(labels, group, strict=True)},
                                  inferred=any(c.inferred for c in group),
-                                 evidence=group[0].evidence if all(
-                                     c.evidence for c in group) else None)
+                                 # What the old example showed is kept only where every
+                                 # way it changed noted it (a type change alone does).
+                                 example_types=group[0].example_types if all(
+                                     c.example_types for c in group) else None,
+                                 example_listed=all(c.example_listed for c in group))
         result.append(change)
     return result
 
@@ -94,7 +97,7 @@ def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
     version = versions.pop()
     return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True)
             if c.gated is None and c.kind == "added" and c.area in _JOINING
-            and c.evidence is None else c for c in changes]
+            and c.correction is None else c for c in changes]
 
 
 # What a microversion adds and a document may forget to mark.

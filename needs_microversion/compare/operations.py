@@ -7,7 +7,6 @@ maximum is gated at the version where it first appears.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
@@ -18,7 +17,8 @@ from needs_microversion.compare.samples import Samples, first_version, since
 from needs_microversion.compare.schema_diff import PairDiff, Rel
 from needs_microversion.compare.schema_search import SchemaSearch
 from needs_microversion.compare.taint import MISSING, RefTaint
-from needs_microversion.model.change import Area, Change, Kind
+from needs_microversion.loaders.apiref.prose import says_removed
+from needs_microversion.model.change import Area, Change, Kind, Retired
 from needs_microversion.model.extensions import LOCATION_KEY
 from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import RawSchema
@@ -250,13 +250,13 @@ class Comparer:
             if a is None and b is None:
                 continue
             if a is None or b is None:
-                gone = status == "410" and b is not None and _retired(
-                    new, vb, f"{documentation}\n{b.description}")
+                retired: Retired = _retired(new, vb, f"{documentation}\n{b.description}") \
+                    if status == "410" and b is not None else ""
                 out.append(op.change("status-code", "added" if a is None else "removed",
                                      status=status, old=a and status, new=b and status,
                                      old_location=a and a.location,
                                      new_location=b and b.location, since=since,
-                                     detail=gone or "", everywhere=status not in new))
+                                     retired=retired, everywhere=status not in new))
                 continue
             out += self.diff_parameters(op, {("header", k): v for k, v in a.headers.items()},
                                         {("header", k): v for k, v in b.headers.items()}, va, vb,
@@ -286,24 +286,18 @@ def _same_contract(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def _retired(responses: Mapping[str, Response], version: Version, documentation: str) -> str:
+def _retired(responses: Mapping[str, Response], version: Version, documentation: str
+             ) -> Retired:
     """Why a 410 Gone newly documented retires the operation ("" when it does not): no
     success code is left at that version, or its documentation says it was removed (nova
     keeps the codes of an API it moved to "Obsolete APIs" and writes "They were removed in
     the 18.0.0 Rocky release")."""
     if not any(code.startswith("2") and _at(r, version) is not None
                for code, r in responses.items()):
-        return "retired: no success code is left"
-    if _REMOVED.search(documentation):
-        return "retired: documented as removed"
+        return "no-success-code"
+    if says_removed(documentation):
+        return "documented-removed"
     return ""
-
-
-_REMOVED = re.compile(
-    r"\b(?:apis?|they|these|this|it|extensions?|operations?|resources?|calls?)\s+(?:\w+\s+)?"
-    r"(?:was|were|has been|have been|is|are)\s+(?:now\s+)?(?:\w+ly\s+)?(?:removed|retired)\b"
-    r"|\bobsolete\b",
-    re.IGNORECASE)
 
 
 class _OpContext:
@@ -338,7 +332,8 @@ class _OpContext:
                            old_location=self.place(rel.old_at, self.comparer.old, owners[0]),
                            new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
-                           since=rel.since, delta=rel.delta, evidence=rel.evidence,
+                           since=rel.since, delta=rel.delta, example_types=rel.example_types,
+                           example_listed=rel.example_listed,
                            everywhere=rel.whole,
                            # prose announcing a microversion is gated on it, wherever seen
                            gated=parse_version(rel.new) if rel.aspect == "announcement"

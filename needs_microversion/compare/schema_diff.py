@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from needs_microversion.compare.announcements import Announcements
 from needs_microversion.compare.samples import since
-from needs_microversion.model.change import Aspect, Evidence, Kind
+from needs_microversion.model.change import Aspect, Kind
 from needs_microversion.model.extensions import EXAMPLE_KEY, EXAMPLE_UNLISTED_KEY
 from needs_microversion.model.schema import Prop, RawSchema, Schema, SchemaLookup
 from needs_microversion.model.versions import Version
@@ -35,7 +35,10 @@ class Rel(NamedTuple):
     free_form: bool = False
     since: Version | None = None
     delta: str = ""
-    evidence: Evidence | None = None
+    # What the old document's own example showed (api-ref records it): the types it shows
+    # at a type change; whether it showed an added key beside the table.
+    example_types: frozenset[str] | None = None
+    example_listed: bool = False
     # Removed whole: the new document has the element at no version, so it is first seen
     # removed where the old one starts it, and is removed at every version it had.
     whole: bool = False
@@ -93,7 +96,7 @@ class PairDiff:
                           new="null" in sb.types, **at)
             else:
                 yield Rel("", "changed", "type", old=_type_text(sa.types),
-                          new=_type_text(sb.types), evidence=_example_agrees(sa, sb), **at)
+                          new=_type_text(sb.types), example_types=_example_types(sa), **at)
         if sa.enum != sb.enum:
             yield from _enum_rels(sa.enum, sb.enum, at)
         for keyword in sorted(set(sa.constraints) | set(sb.constraints)):
@@ -154,7 +157,7 @@ class PairDiff:
                           free_form=free, since=since(
                                sb.properties[name].versions if name in sb.properties else None,
                                vb, self.floor),
-                          evidence=_example_listed(sa, name) if a is None else None,
+                          example_listed=a is None and _example_listed(sa, name),
                           whole=b is None and name not in sb.properties)
                 continue
             if (name in sa.required) != (name in sb.required):
@@ -177,32 +180,27 @@ class PairDiff:
 
 
 
-def _example_agrees(old: Schema, new: Schema) -> Evidence | None:
-    """The old document's own example already had the new type (api-ref records what its
-    example shows, `x-needs-microversion-example`): the table is being corrected."""
+def _example_types(old: Schema) -> frozenset[str] | None:
+    """The types the old document's own example shows at a schema (api-ref records them,
+    `x-needs-microversion-example`; an integer is a number too); None when it records
+    none. Rule catch-up reads them (`rules/catch_up/matches_example.py`)."""
     node = old.location.node
     example = node.get(EXAMPLE_KEY) if isinstance(node, dict) else None
     shown = example.get("type") if isinstance(example, dict) else None
     # A list: the examples disagree (["null", "string"]), as JSON Schema writes several types.
-    types = {shown} if isinstance(shown, str) else set(shown) if isinstance(shown, list) else set()
+    types = {shown} if isinstance(shown, str) else {t for t in shown if isinstance(t, str)} \
+        if isinstance(shown, list) else set()
     types |= {"number"} if "integer" in types else set()
-    if not types or new.types is None or (old.types and types & old.types) \
-            or not types & new.types:
-        return None
-    return Evidence("matches-example", f"the old document's example already shows "
-                    f"{'/'.join(sorted(types & new.types))}; the table is corrected to match it")
+    return frozenset(types) or None
 
 
-def _example_listed(old: Schema, name: str) -> Evidence | None:
-    """The old document's example already showed the field its table now lists (api-ref
-    records the keys its examples show beside the rows, `x-needs-microversion-example-
-    unlisted`): the API returned (accepted) it before this change."""
+def _example_listed(old: Schema, name: str) -> bool:
+    """Whether the old document's example already showed the field its table now lists
+    (api-ref records the keys its examples show beside the rows, `x-needs-microversion-
+    example-unlisted`). Rule catch-up reads it (`rules/catch_up/shown_in_example.py`)."""
     node = old.location.node
     keys = node.get(EXAMPLE_UNLISTED_KEY) if isinstance(node, dict) else None
-    if not isinstance(keys, list) or name not in keys:
-        return None
-    return Evidence("shown-in-example", f"the old document's example already shows `{name}` "
-                    "here; the table lists it late", pairable=True)
+    return isinstance(keys, list) and name in keys
 
 
 def _description(schema: Schema) -> str:

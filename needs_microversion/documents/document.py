@@ -143,10 +143,6 @@ def _json_shape(raw: bytes) -> tuple[int, int]:
     return _bracket_depth(outside.translate(_BRACKETS_AS_PARENS, b",")), values
 
 
-def _json_depth(raw: bytes) -> int:
-    return _json_shape(raw)[0]
-
-
 def _bracket_depth(brackets: bytes) -> int:
     """Deepest nesting of a text of parentheses only."""
     # Each pass drops every innermost pair, one level off every branch: real documents are

@@ -47,15 +47,24 @@ _WHERE: dict[Area, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """What in the documents shows that a change corrects the document, not the API: the
-    catch-up finding it calls for and the sentence a reviewer reads."""
+# Why a newly documented 410 Gone retires its operation ("" when it does not): no success
+# code is left at that version, or its documentation says the API was removed.
+Retired = Literal["", "no-success-code", "documented-removed"]
+# What a change of the API's maximum is: the maximum raised, or a microversion a history
+# entry or release note names ("" for any other change).
+VersionEvent = Literal["", "raised", "named"]
 
-    finding: str  # a finding id of rule catch-up
+
+@dataclass(frozen=True)
+class Correction:
+    """What shows that a change corrects the document, not the API: the finding id of rule
+    catch-up or correction it calls for, and the sentence a reviewer reads. Made only by the
+    finders of those rules (`rules/catch_up/`, `rules/correction/`)."""
+
+    finding: str
     text: str
     # Only a hint (an example showed the key): the change may still be half of a pair that
-    # explains its other half (`compare/rewrites.py`).
+    # explains its other half (`rules/correction/`).
     pairable: bool = False
 
 
@@ -71,7 +80,7 @@ class Change:
     pointer: str = ""  # JSON pointer in the body, or the parameter/header name
     status: str | None = None
     media: str | None = None
-    detail: str = ""  # e.g. the constraint keyword
+    detail: str = ""  # the constraint or composition keyword, an announced version
     old: Any = None
     new: Any = None
     old_location: Location | None = None
@@ -83,7 +92,14 @@ class Change:
     # version after its last for one it ends (a released one means it documents late).
     since: Version | None = None
     delta: str = ""  # where inside a structured value (discriminator, default...) it differs
-    evidence: Evidence | None = None  # what shows the document is only corrected
+    # What shows the document is only corrected (the finders of rules/ attach it).
+    correction: Correction | None = None
+    # What the old document's own example showed at the element (api-ref records it): the
+    # types it shows where the type changed; whether it showed a key its table adds.
+    example_types: frozenset[str] | None = None
+    example_listed: bool = False
+    retired: Retired = ""  # a 410 Gone added: why it retires the operation
+    version_event: VersionEvent = ""  # a change of the API's maximum: which kind
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
     everywhere: bool = False  # at every version (the element had, for one removed whole)
     # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
@@ -97,7 +113,8 @@ class Change:
     def identity(self) -> tuple[Any, ...]:
         """What makes two changes the same, wherever and at whichever version they were seen."""
         return (self.area, self.kind, self.aspect, self.op_key, self.pointer, self.status,
-                self.media, self.detail, _canon(self.old), _canon(self.new))
+                self.media, self.detail, self.retired, self.version_event, _canon(self.old),
+                _canon(self.new))
 
 
 def direction(change: Change) -> str:

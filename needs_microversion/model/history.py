@@ -1,12 +1,17 @@
 """The records of a history (`needs-microversion history`): one row per commit, and the
-summary of them all."""
+summary of them all, which `summarize` computes from the rows alone (so a history rendered
+as its rows arrive and one rendered at the end say the same)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from needs_microversion.model.verdict import Report
+from needs_microversion.model.verdict import REQUIRED, Report
 from needs_microversion.model.versions import Version, raised
+
+REQUIRED_NOT_RAISED = "required-not-raised"
+RAISED_NOT_REQUIRED = "raised-not-required"
 
 
 @dataclass(frozen=True)
@@ -16,9 +21,11 @@ class HistoryRow:
     subject: str
     old_max: Version | None  # the version file at the parent, and at the commit
     new_max: Version | None
-    release: str | None  # the first release tag on the line at or after the commit
+    release: str | None  # the first release tag that contains the commit
     reports: tuple[tuple[str, Report], ...] = ()
     error: str | None = None  # why the commit could not be judged
+    release_date: str | None = None  # the release tag's date, YYYY-MM-DD
+    link: str | None = None  # the commit's page on its forge
 
     @property
     def verdict(self) -> str:
@@ -36,6 +43,18 @@ class HistoryRow:
     @property
     def bumped(self) -> bool | None:
         return raised(self.old_max, self.new_max)
+
+    @property
+    def disagreement(self) -> str | None:
+        """How the verdict and the version file disagree, if they do: a microversion
+        required and the maximum not raised, or the maximum raised and none required."""
+        if self.error is not None or self.bumped is None:
+            return None
+        if self.verdict == REQUIRED and not self.bumped:
+            return REQUIRED_NOT_RAISED
+        if self.bumped and self.verdict != REQUIRED:
+            return RAISED_NOT_REQUIRED
+        return None
 
     @property
     def main_finding(self) -> str:
@@ -56,6 +75,8 @@ class HistorySummary:
     undocumented: tuple[str, ...]  # commits that raised the maximum with nothing gated on it
     agree: int  # verdict required exactly when the version file went up
     compared: int  # commits where the version file was read at both sides
+    required_not_raised: tuple[str, ...] = ()  # the disagreements, by kind
+    raised_not_required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,3 +84,17 @@ class History:
     rows: tuple[HistoryRow, ...]
     summary: HistorySummary
     warnings: tuple[str, ...] = field(default=())
+
+
+def summarize(rows: Sequence[HistoryRow]) -> HistorySummary:
+    judged = [row for row in rows if row.error is None]
+    unprovided = tuple(row.commit for row in judged if row.exit_code == 1)
+    undocumented = tuple(row.commit for row in judged if any(
+        f.id == "maximum-raised" for _, report in row.reports for f in report.findings))
+    compared = [row for row in judged if row.bumped is not None]
+    disagree = [(row.commit, row.disagreement) for row in compared]
+    return HistorySummary(
+        len(judged), len(rows) - len(judged), sum(1 for row in judged if row.verdict == REQUIRED),
+        unprovided, undocumented, sum(1 for _, kind in disagree if kind is None), len(compared),
+        tuple(commit for commit, kind in disagree if kind == REQUIRED_NOT_RAISED),
+        tuple(commit for commit, kind in disagree if kind == RAISED_NOT_REQUIRED))

@@ -11,15 +11,15 @@ JUnit `testsuites` with a suite per document, GitHub commands one after the othe
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from needs_microversion.errors import InputError
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import Labelled
+from needs_microversion.report.formats import FORMATS, check_format, resolve_format
 
-FORMATS = ("text", "json", "markdown", "github", "sarif", "junit", "auto")
+__all__ = ["FORMATS", "check_format", "render", "renderer", "resolve_format"]
+
 
 class Renderer(Protocol):
     def __call__(self, reports: Sequence[Labelled], *, explain: bool, colour: bool | None
@@ -31,19 +31,6 @@ _RENDERERS: Mapping[str, str] = {
     "text": "text", "json": "json_format", "markdown": "markdown", "github": "github",
     "sarif": "sarif", "junit": "junit",
 }
-
-
-def check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
-
-
-def resolve_format(fmt: str, environ: Mapping[str, str] | None = None) -> str:
-    """`auto` is `github` under GitHub Actions, else `text`; other formats are themselves."""
-    if fmt != "auto":
-        return fmt
-    environ = os.environ if environ is None else environ
-    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
 def renderer(fmt: str) -> Renderer:

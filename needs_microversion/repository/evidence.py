@@ -37,7 +37,7 @@ _TOOLING = frozenset({".zuul.yaml", "tox.ini", ".gitignore", ".gitreview", ".mai
 
 
 @dataclass(frozen=True)
-class Evidence:
+class RepositoryEvidence:
     version_file: str | None  # its path from the top
     old_file: VersionFile | None  # the version file at the old revision
     new_file: VersionFile | None
@@ -72,7 +72,7 @@ class Evidence:
 
 
 def gather(old: Revision, new: Revision, layout: Layout,
-           changed_paths: tuple[str, ...] | None, *, strict: bool = False) -> Evidence:
+           changed_paths: tuple[str, ...] | None, *, strict: bool = False) -> RepositoryEvidence:
     """The evidence for the change from `old` to `new` (changed_paths from the top).
 
     `strict`: a version file that a side holds but that declares no maximum is an error (a
@@ -95,7 +95,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
     named: set[Version] = set()
     for _, raw in new.read_many(notes):  # in batches: a change may add thousands
         named |= mentioned_versions(raw.decode("utf-8", "replace"), major)
-    return Evidence(
+    return RepositoryEvidence(
         layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),
         layout.history_docs,

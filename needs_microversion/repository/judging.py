@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from needs_microversion.model.change import Change
+from needs_microversion.model.change import Change, VersionEvent
 from needs_microversion.model.snapshot import Location, OpKey, Snapshot
 from needs_microversion.model.versions import Version
-from needs_microversion.repository.evidence import Evidence
+from needs_microversion.repository.evidence import RepositoryEvidence
 
 # Where findings about the API's maximum are filed: they belong to no single operation.
 API_VERSIONS = OpKey("", "", None)
@@ -22,7 +22,7 @@ API_VERSIONS_NAME = "API microversions"
 
 
 def version_changes(old_max: Version | None, new_max: Version | None,
-                    evidence: Evidence | None, changes: Sequence[Change] = ()
+                    evidence: RepositoryEvidence | None, changes: Sequence[Change] = ()
                     ) -> list[Change]:
     """The maximum raised (the version file's, else the documents') when none of `changes`
     is gated on the new versions (the raise is then the only sign of them), and
@@ -45,14 +45,15 @@ def version_changes(old_max: Version | None, new_max: Version | None,
     return found
 
 
-def _version(old: str | None, new: Version, detail: str, source: str) -> Change:
+def _version(old: str | None, new: Version, event: VersionEvent, source: str) -> Change:
     location = Location(source.split(", ")[0]) if source else None
     return Change("version", "added", "", API_VERSIONS_NAME, API_VERSIONS, pointer=source,
-                  detail=detail, old=old, new=str(new), new_location=location, gated=new)
+                  version_event=event, old=old, new=str(new), new_location=location,
+                  gated=new)
 
 
 def attribute_unmarked(changes: Iterable[Change], old: Snapshot, new: Snapshot,
-                       evidence: Evidence | None) -> list[Change]:
+                       evidence: RepositoryEvidence | None) -> list[Change]:
     """Documents that write no microversion at all (zun, magnum keep versions only in the
     history document): when the version file goes up in the same change, the change is that
     microversion's; otherwise the changes stay visible at every version."""
@@ -65,14 +66,14 @@ def attribute_unmarked(changes: Iterable[Change], old: Snapshot, new: Snapshot,
             for change in changes]
 
 
-def unmarked(old: Snapshot, new: Snapshot, evidence: Evidence | None) -> bool:
+def unmarked(old: Snapshot, new: Snapshot, evidence: RepositoryEvidence | None) -> bool:
     """Neither document writes a microversion (and one describes an operation), and the
     version file goes up."""
     return bool(evidence is not None and evidence.bumped and evidence.new_max is not None
                 and not old.bounds and not new.bounds and (old.operations or new.operations))
 
 
-def evidence_lines(evidence: Evidence | None, *, unmarked_documents: bool = False
+def evidence_lines(evidence: RepositoryEvidence | None, *, unmarked_documents: bool = False
                    ) -> tuple[str, ...]:
     """What the repository said, one line each, for the report."""
     if evidence is None:

@@ -9,7 +9,7 @@ from needs_microversion.rules.announced import Announced
 from needs_microversion.rules.attribute import Attribute
 from needs_microversion.rules.base import Rule
 from needs_microversion.rules.catch_up import CatchUp
-from needs_microversion.rules.correction import Correction
+from needs_microversion.rules.correction import CorrectionRule
 from needs_microversion.rules.documentation_only import DocumentationOnly
 from needs_microversion.rules.experimental import Experimental
 from needs_microversion.rules.header import Header
@@ -23,7 +23,7 @@ from needs_microversion.rules.status_code import StatusCode
 from needs_microversion.rules.version_discovery import VersionDiscovery
 
 RULES: tuple[Rule, ...] = (
-    SilentFailure(), PriorServerError(), CatchUp(), Correction(), Announced(), StatusCode(),
+    SilentFailure(), PriorServerError(), CatchUp(), CorrectionRule(), Announced(), StatusCode(),
     Attribute(), QueryParameter(), ResourceUrl(), Header(), AllowedValues(), MediaType(),
     Security(),
     Experimental(), DocumentationOnly(), VersionDiscovery(),

@@ -56,7 +56,7 @@ class Announced(Rule):
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if change.area == "version":
-            if change.detail == "raised":
+            if change.version_event == "raised":
                 return self.finding("maximum-raised", REQUIRED, change,
                                     f"{describe(change)} ({change.pointer or 'the documents'})"
                                     ": a new microversion, and no documented change is gated "

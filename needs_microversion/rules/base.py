@@ -14,19 +14,17 @@ from needs_microversion.model.snapshot import OpKey
 from needs_microversion.model.verdict import NOT_REQUIRED, Claim, Finding, Verdict
 from needs_microversion.model.versions import FLOOR, Version
 
-# nova footnote f2: newly returned 400, 403, 404 and 415 need no microversion.
-NOVA_EXEMPT_CODES = frozenset({"400", "403", "404", "415"})
 # nova footnote f1: clients are not expected to handle a 500 or 503.
 SERVER_ERRORS = ("500", "503")
-# nova: "a new scheduler which adds a new attribute to os:scheduler_hints doesn't require one".
-# `*` also matches the api-ref form, where the hints may be nested under /server.
-DEFAULT_FREE_FORM = ("*/os:scheduler_hints", "*/OS-SCH-HNT:scheduler_hints")
 
 
 @dataclass(frozen=True)
 class Options:
-    exempt_error_codes: frozenset[str] = NOVA_EXEMPT_CODES
-    free_form_paths: tuple[str, ...] = DEFAULT_FREE_FORM
+    """How to judge. The defaults are neutral (no project's exceptions): the profile, the
+    configuration and the command line fill them in (`commands.diff.build_options`)."""
+
+    exempt_error_codes: frozenset[str] = frozenset()
+    free_form_paths: tuple[str, ...] = ()
     silent_failures: tuple[Claim, ...] = ()
     disabled: frozenset[str] = frozenset()
     documentation_catch_up: bool = False  # api-ref trees: see rule catch-up
@@ -52,7 +50,7 @@ class Context:
     new_max: Version | None = None
     # Elements whose new entry starts at an already released microversion -> that version.
     documented_late: Mapping[tuple[Any, ...], Version] = field(default_factory=dict)
-    # Operations a 410 Gone retires at every version (compare tells why in `detail`).
+    # Operations a 410 Gone retires at every version (compare tells why: `Change.retired`).
     retired: frozenset[OpKey] = field(default=frozenset())
     # Microversions the change's own version record names (a history document entry, a
     # release note): what the change says it delivers.
@@ -69,9 +67,9 @@ class Context:
                 and FLOOR < c.since <= old_max}
         retired = frozenset(c.op_key for c in changes if c.area == "status-code"
                             and c.kind == "added" and c.status == "410" and c.gated is None
-                            and c.detail.startswith("retired"))
+                            and c.retired)
         announced = frozenset(c.gated for c in changes if c.area == "version"
-                              and c.detail == "named" and c.gated is not None)
+                              and c.version_event == "named" and c.gated is not None)
         return cls(options, fixed, old_max, new_max, late, retired, announced)
 
     def in_free_form_path(self, change: Change) -> bool:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import Change, Retired, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, REQUIRED, Finding
 from needs_microversion.rules.base import SERVER_ERRORS, Context, Rule
 
 AUTHENTICATION_FAILED = "401"  # keystonemiddleware, in front of every OpenStack API
+# Why a newly documented 410 retires its operation, in the report's words.
+_RETIRED_WHY: dict[Retired, str] = {"no-success-code": "no success code is left",
+                                    "documented-removed": "documented as removed"}
 
 
 class StatusCode(Rule):
@@ -72,7 +75,7 @@ class StatusCode(Rule):
         if (change.op_key in context.retired and change.gated is None
                 and context.options.retired_api_exemption
                 and (change.status == "410" or change.kind == "removed")):
-            why = change.detail.partition(": ")[2] or "its responses go with it"
+            why = _RETIRED_WHY.get(change.retired, "its responses go with it")
             return self.finding("api-retired", NOT_REQUIRED, change,
                                 f"{describe(change)}: the API is retired at every "
                                 f"microversion (410 Gone; {why}); review it as a removal under "

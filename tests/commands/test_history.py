@@ -7,10 +7,12 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from repositories import (
     NOVA_PARAMETERS, NOVA_SERVERS, git, nova_before_api_ref, nova_like, nova_samples_first)
 
-from needs_microversion.commands.history import progress_bar
+from needs_microversion.commands.history import HistoryRequest, ProgressBar, run_history
+from needs_microversion.report.history import HISTORY_FORMATS, render_history
 
 LOCKED = ("locked:\n  description: Locked.\n  in: body\n  required: true\n  type: boolean\n")
 
@@ -56,6 +58,10 @@ def test_history_rows_and_summary(tmp_path: Path, monkeypatch, run_cli) -> None:
     assert (summary["judged"], summary["required"], summary["agree_with_version_file"],
             summary["compared"]) == (3, 2, 2, 3)
     assert summary["shipped_without_microversion"] == [data["commits"][2]["commit"]]
+    assert summary["required_but_maximum_not_raised"] == [data["commits"][2]["commit"]]
+    assert summary["maximum_raised_but_nothing_required"] == []
+    assert [c["disagreement"] for c in data["commits"]] == [None, None, "required-not-raised"]
+    assert [c["link"] for c in data["commits"]] == [None] * 3  # no remote, no link
 
 
 def test_history_range_and_formats(tmp_path: Path, monkeypatch, run_cli) -> None:
@@ -64,10 +70,16 @@ def test_history_range_and_formats(tmp_path: Path, monkeypatch, run_cli) -> None
     code, out, _ = run_cli("history", "--since", "HEAD~2", "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))
     assert code == 0 and rows[0][:3] == ["date", "commit", "max before"] and len(rows) == 3
+    assert rows[0][-1] == "link"
     code, out, _ = run_cli("history", "--format", "markdown", "--until", "HEAD~1")
     assert out.startswith("| date | commit |") and out.count("\n| 20") == 2
     code, out, _ = run_cli("history")
-    assert "verdict agrees with the version file" in out and "Microversion 2.2" in out
+    assert "verdict agrees with the version file" in out and "api-ref: a better title" in out
+    code, out, _ = run_cli("history", "--format", "jsonl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line.get("subject") for line in lines[:-1]] == [
+        "Microversion 2.2: locked", "api-ref: a better title", "pinned, with no microversion"]
+    assert lines[-1]["summary"]["judged"] == 3
     code, _, err = run_cli("history", "--format", "sarif")
     assert code == 2 and "unknown format 'sarif'" in err
     code, _, err = run_cli("history", "--since", "no-such-thing")
@@ -79,13 +91,20 @@ def test_progress_only_on_a_terminal() -> None:
         def isatty(self) -> bool:
             return True
 
-    assert progress_bar(io.StringIO()) is None
+    assert ProgressBar.on_terminal(io.StringIO()) is None
     screen = Terminal()
-    show = progress_bar(screen)
-    assert show is not None
-    show(1, 2)
-    show(2, 2)
-    assert screen.getvalue().endswith("2/2 commits\n") and "\r" in screen.getvalue()
+    bar = ProgressBar.on_terminal(screen)
+    assert bar is not None
+    rows: list[str] = []
+    write = bar.around(lambda text: rows.append(text) or True)
+    bar(1, 2)
+    assert write("a row\n")  # the bar goes away while the row is written, then comes back
+    bar(2, 2)
+    bar.finish()
+    assert rows == ["a row\n"]
+    assert screen.getvalue() == ("\r[###############...............] 1/2 commits\r\x1b[K"
+                                 "\r[###############...............] 1/2 commits"
+                                 "\r[##############################] 2/2 commits\r\x1b[K")
 
 
 def test_history_in_a_repository_without_commits(tmp_path: Path, monkeypatch,
@@ -128,3 +147,60 @@ def test_history_leaves_out_commits_from_before_any_document(tmp_path: Path, mon
     assert [(c["subject"], c["verdict"]) for c in data["commits"]] == [
         ("documents", "not-required"), ("pinned, with no microversion", "required")]
     assert data["summary"]["errors"] == 0
+
+
+def test_links_from_the_remote_or_the_template(tmp_path: Path, monkeypatch, run_cli) -> None:
+    repo = history_repo(tmp_path / "nova")
+    git(repo.top, "remote", "add", "origin", "git@github.com:openstack/nova.git")
+    monkeypatch.chdir(repo.top)
+    _, out, _ = run_cli("history", "--format", "json")
+    commits = json.loads(out)["commits"]
+    assert [c["link"] for c in commits] == [
+        f"https://github.com/openstack/nova/commit/{c['commit']}" for c in commits]
+    _, out, _ = run_cli("history", "--format", "markdown")
+    assert f"[{commits[0]['commit'][:12]}](https://github.com/openstack/nova/commit/" in out
+    _, out, _ = run_cli("history", "--format", "csv", "--link-template",
+                        "https://example.test/c/{commit}?x={y}")
+    assert list(csv.reader(io.StringIO(out)))[1][-1] == (
+        f"https://example.test/c/{commits[0]['commit']}?x={{y}}")
+    code, out, err = run_cli("history", "--link-template", "https://example.test/c/")
+    assert code == 2 and out == "" and "{commit}" in err and err.count("\n") == 1
+
+
+def test_streamed_output_is_the_rendered_output(tmp_path: Path, monkeypatch,
+                                                run_cli) -> None:
+    """The CLI writes each row as it is judged; the text is what rendering the whole
+    history gives, in every format, with the cache of validation problems on or off."""
+    repo = history_repo(tmp_path / "nova")
+    git(repo.top, "remote", "add", "origin", "https://review.opendev.org/openstack/nova")
+    monkeypatch.chdir(repo.top)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    history = run_history(HistoryRequest())
+    for fmt in HISTORY_FORMATS:
+        code, out, err = run_cli("history", "--format", fmt)
+        assert (code, err) == (0, "") and out == render_history(history, fmt, 100), fmt
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", str(tmp_path / "cache"))
+    for _ in range(2):  # the first run fills the cache, the second reads it
+        assert run_cli("history", "--format", "json")[1] == render_history(history, "json")
+
+
+def test_each_row_is_written_before_the_next_commit_is_judged(
+        tmp_path: Path, monkeypatch, run_cli, capsys: pytest.CaptureFixture[str]) -> None:
+    from needs_microversion.commands import history as command
+
+    repo = history_repo(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    judge = command.judge_history
+    seen: list[str] = []
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for row in judge(*args, **kwargs):
+            seen.append(capsys.readouterr().out)  # what stdout holds before this row
+            yield row
+
+    monkeypatch.setattr(command, "judge_history", watched)
+    code, out, _ = run_cli("history", "--format", "csv")
+    assert code == 0
+    written = [text.count("\n") for text in seen]
+    assert written == [1, 1, 1]  # the header, then each row in its turn
+    assert out.count("\n") == 1  # the last row, after which nothing is left to judge

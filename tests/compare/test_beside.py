@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from needs_microversion.compare.merge import beside_one_microversion
-from needs_microversion.model.change import Area, Change, Evidence, Kind
+from needs_microversion.model.change import Area, Change, Correction, Kind
 from needs_microversion.model.snapshot import OpKey
 from needs_microversion.model.versions import Version, parse_version
 
@@ -11,10 +11,10 @@ V22, V23 = parse_version("2.2"), parse_version("2.3")
 
 
 def change(pointer: str, gated: Version | None = None, area: Area = "response-body",
-           kind: Kind = "added", evidence: Evidence | None = None) -> Change:
+           kind: Kind = "added", correction: Correction | None = None) -> Change:
     return Change(area, kind, "", "GET /servers", OpKey("GET", "/servers", None), pointer,
                   "200", gated=gated, seen_at=gated, everywhere=gated is None,
-                  evidence=evidence)
+                  correction=correction)
 
 
 def gates(changes: list[Change]) -> list[tuple[str, Version | None, bool]]:
@@ -41,8 +41,8 @@ def test_no_microversion_leaves_it_alone() -> None:
 
 
 def test_what_only_catches_up_or_is_not_an_addition_stays() -> None:
-    late = Evidence("shown-in-example", "the old example shows it")
-    assert gates([change("/locked", V22), change("/shown", evidence=late),
+    late = Correction("shown-in-example", "the old example shows it")
+    assert gates([change("/locked", V22), change("/shown", correction=late),
                   change("/gone", kind="removed"),
                   change("", area="status-code", kind="removed")])[1:] == [
         ("/shown", None, False), ("/gone", None, False), ("", None, False)]

@@ -17,7 +17,7 @@ from needs_microversion.model.versions import Version, VersionRange, parse_versi
 
 
 @dataclass
-class Context:
+class TreeContext:
     """What reading one tree shares across files: resolution, caches, warnings, versions."""
 
     tree: Tree

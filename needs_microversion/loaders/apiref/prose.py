@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from needs_microversion.loaders.apiref.grid import first_column_values
-from needs_microversion.model.versions import Version, VersionRange, parse_version
+from needs_microversion.model.versions import VersionRange, parse_version
 
 # "(microversions 1.0 - 1.19)", "(microversion 2.101 - )", "(v2.1 - 2.5)", "(2.0 - 2.100)",
 # manila's "(versions 2.5 to 2.14)".
@@ -52,10 +52,6 @@ def version_range(text: str) -> VersionRange | None:
         return None
     return VersionRange(parse_version(match.group(1)),
                         parse_version(match.group(2)) if match.group(2) else None)
-
-
-def strip_range(text: str) -> str:
-    return _RANGE.sub("", text).strip()
 
 
 def code_label(text: str) -> str | None:
@@ -188,5 +184,15 @@ def allowed_values(description: str) -> list[str] | None:
     return None
 
 
-def highest(versions: list[Version | None]) -> Version | None:
-    return max((v for v in versions if v is not None), default=None)
+# An API documented as removed: nova's "Obsolete APIs" pages, "These APIs were removed in
+# the 18.0.0 Rocky release", "This extension has been removed", "They are now obsolete".
+_REMOVED = re.compile(
+    r"\b(?:apis?|they|these|this|it|extensions?|operations?|resources?|calls?)\s+(?:\w+\s+)?"
+    r"(?:was|were|has been|have been|is|are)\s+(?:now\s+)?(?:\w+ly\s+)?(?:removed|retired)\b"
+    r"|\bobsolete\b",
+    re.IGNORECASE)
+
+
+def says_removed(text: str) -> bool:
+    """Whether an operation's documentation says the API was removed (or is obsolete)."""
+    return _REMOVED.search(text) is not None

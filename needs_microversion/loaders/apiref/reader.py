@@ -87,7 +87,7 @@ from typing import Any
 
 from needs_microversion.documents.files import DISK, Files
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.apiref.context import Context
+from needs_microversion.loaders.apiref.context import TreeContext
 from needs_microversion.loaders.apiref.records import Section
 from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.to_openapi import build_document
@@ -130,7 +130,7 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
     tree = open_tree(source, fs, sandbox)
     if not tree.files:  # a wrong folder would otherwise read as an API with no operations
         raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
-    ctx = Context(tree)
+    ctx = TreeContext(tree)
     sections: list[Section] = []
     for file in tree.files:
         sections.extend(read_sections(file, ctx))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from needs_microversion.loaders.apiref import availability, prose
-from needs_microversion.loaders.apiref.context import Context
+from needs_microversion.loaders.apiref.context import TreeContext
 from needs_microversion.loaders.apiref.parameters_yaml import YamlFile, param_def
 from needs_microversion.loaders.apiref.records import Row
 from needs_microversion.model.versions import ALL, Version, VersionRange
@@ -17,7 +17,7 @@ from needs_microversion.model.versions import ALL, Version, VersionRange
 _WHERE = ("header", "path", "query", "body")
 
 
-def read_row(ctx: Context, where: str, text: str, path: Path | None, params: YamlFile | None,
+def read_row(ctx: TreeContext, where: str, text: str, path: Path | None, params: YamlFile | None,
              kind: str | None, url: str) -> Row | None:
     """One `- name: reference` line of a table, with the definition it names; None (and a
     warning where the line is wrong) for what is no row."""
@@ -62,7 +62,7 @@ def read_row(ctx: Context, where: str, text: str, path: Path | None, params: Yam
     return Row(name, place, definition.fields, location, def_where, versions)
 
 
-def stated_range(ctx: Context, fields: Mapping[str, Any], versions: VersionRange
+def stated_range(ctx: TreeContext, fields: Mapping[str, Any], versions: VersionRange
                  ) -> VersionRange | None:
     """The bounds a description's sentences give where the definition has no field for
     them (`min_version: null` counts as a field: placement unsets a merged bound so),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from needs_microversion.loaders.apiref import availability, prose
-from needs_microversion.loaders.apiref.context import Context
+from needs_microversion.loaders.apiref.context import TreeContext
 from needs_microversion.loaders.apiref.include import Selection, directive_options
 from needs_microversion.loaders.apiref.parameters_yaml import YamlFile
 from needs_microversion.loaders.apiref.records import Code, Example, Row, Section, Table
@@ -85,12 +85,12 @@ class _Open:
     example_bodies: set[str] = field(default_factory=set)
 
 
-def read_sections(file: SourceFile, ctx: Context) -> list[Section]:
+def read_sections(file: SourceFile, ctx: TreeContext) -> list[Section]:
     return _FileReader(file, ctx).run()
 
 
 class _FileReader:
-    def __init__(self, file: SourceFile, ctx: Context) -> None:
+    def __init__(self, file: SourceFile, ctx: TreeContext) -> None:
         self.file = file
         self.ctx = ctx
         self.stack: list[Title] = []

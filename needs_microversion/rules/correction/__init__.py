@@ -1,21 +1,23 @@
+"""Rule correction and its finders, one module per finding id (the module says why it fires)."""
+
 from __future__ import annotations
 
-from needs_microversion.model.change import (
-    BODY_AREAS, HEADER_AREAS, Area, Change, describe)
+from needs_microversion.model.change import Change, describe
 from needs_microversion.model.verdict import NOT_REQUIRED, Finding
 from needs_microversion.rules.base import Context, Rule
+from needs_microversion.rules.correction import (
+    corrected, error_code_dropped, moved_location, outside_the_url, removed_at_every_version,
+    rewritten_in_place, success_code_swapped)
+from needs_microversion.rules.finder import Finder
 
-# What an existing element can be corrected in: not its allowed values (values added are an
-# addition, like any other), not prose.
-_CORRECTED_ASPECTS = frozenset({"type", "nullable", "required", "constraint", "composition",
-                                "free-form", "serialization"})
-_ELEMENT_AREAS: tuple[Area, ...] = (*BODY_AREAS, *HEADER_AREAS, "path-parameter",
-                                    "query-parameter", "cookie-parameter")
-_REMOVABLE: tuple[Area, ...] = (*_ELEMENT_AREAS, "operation", "status-code",
-                                "request-media-type", "response-media-type")
+# This rule's finders (the order they are asked in is `rules/corrections.py`'s); its own
+# readings of a change alone come after a finder's correction, in this order.
+FINDERS: tuple[Finder, ...] = (success_code_swapped.FINDER, moved_location.FINDER,
+                               rewritten_in_place.FINDER, outside_the_url.FINDER)
+_READINGS = (corrected, error_code_dropped, removed_at_every_version)
 
 
-class Correction(Rule):
+class CorrectionRule(Rule):
     """Does the new document correct what it said the API always did?
 
     What it checks
@@ -68,9 +70,8 @@ class Correction(Rule):
     id = "correction"
     order = 4
     question = "Does the new document correct what it said the API always did?"
-    finding_ids = ("corrected", "error-code-dropped", "removed-at-every-version",
-                   "success-code-swapped", "moved-location", "rewritten-in-place",
-                   "outside-the-url")
+    finding_ids = (corrected.ID, error_code_dropped.ID, removed_at_every_version.ID,
+                   *dict.fromkeys(i for finder in FINDERS for i in finder.ids))
     review = True
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
@@ -89,16 +90,12 @@ class Correction(Rule):
                             "already behaves this way")
 
     def _kind(self, change: Change) -> tuple[str, str] | None:
-        evidence = change.evidence
-        if evidence is not None:
-            return (evidence.finding, evidence.text) if evidence.finding in self.finding_ids \
-                else None
-        if change.kind == "changed" and change.area in _ELEMENT_AREAS \
-                and set(change.aspect.split("+")) <= _CORRECTED_ASPECTS:
-            return "corrected", "changed at every microversion, as if it had always been so"
-        if change.kind != "removed" or change.area not in _REMOVABLE or not change.everywhere:
-            return None  # removed from some versions only: what a microversion would do
-        if change.area == "status-code" and (change.status or "").startswith(("4", "5")):
-            return "error-code-dropped", "no longer listed at any microversion"
-        return "removed-at-every-version", "gone from every microversion, as if it had " \
-            "never been there"
+        correction = change.correction
+        if correction is not None:
+            return (correction.finding, correction.text) \
+                if correction.finding in self.finding_ids else None
+        for reading in _READINGS:
+            reason = reading.reason(change)
+            if reason is not None:
+                return reading.ID, reason
+        return None

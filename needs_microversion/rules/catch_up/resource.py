@@ -1,5 +1,7 @@
-"""One resource, several operations: an attribute added to one response (or request) of a
-resource that the old document already gave another operation of the same resource.
+"""One resource, several operations: which attributes an operation's bodies list, looked
+up below a resource's envelope. Read by the finders that compare what one operation (or an
+older major version, or an inferred wrapper) lists with another (`documented_on_resource`,
+`older_major`, `nesting_reread`).
 
 OpenStack services return one representation of a resource from its show, detailed list,
 create and update operations (`GET /v3/volumes/{id}`, `GET /v3/volumes/detail`, `POST
@@ -12,56 +14,16 @@ direction must match; actions (`POST .../action`) return something else and are 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
-from needs_microversion.model.change import Change, Evidence, direction
+from needs_microversion.model.change import Change, direction
 from needs_microversion.model.schema import RawSchema, Schema, schema_at
 from needs_microversion.model.snapshot import OpKey, Operation, Snapshot
 from needs_microversion.model.versions import FLOOR, Version
 
 _MISSING = object()
-
-
-def documented_on_resource(changes: Iterable[Change], old: Snapshot, new: Snapshot
-                           ) -> dict[int, Evidence]:
-    """id(change) -> evidence, for body attributes added at every version that another
-    operation of the same resource documented in the old document and still does."""
-    wanted = [c for c in changes if c.kind == "added" and not c.aspect  # the element itself
-              and c.gated is None and c.everywhere and c.evidence is None and c.pointer
-              and c.op_key.action is None and (c.area == "request-body" or (
-                  c.area == "response-body" and (c.status or "").startswith("2")))]
-    if not wanted:
-        return {}
-    siblings: dict[str, list[OpKey]] = {}
-    for key in sorted(old.operations, key=OpKey.order):  # the first one found is named
-        if key.action is None and key in new.operations:
-            siblings.setdefault(collection(key.shape), []).append(key)
-    found: dict[int, Evidence] = {}
-    listing = Listing(old, new)
-    # A resource's operations gain one attribute together: each place is looked up once.
-    listings: dict[tuple[object, ...], list[tuple[OpKey, str]]] = {}
-    for change in wanted:
-        side = direction(change)
-        where = collection(change.op_key.shape)
-        types = _types(change.new)
-        places = _places(change.pointer, where)
-        group = (where, side, types, *places)
-        if group not in listings:
-            listings[group] = [
-                (op, place.path) for place in places for op in siblings.get(where, ())
-                if listing.lists(op, side, place, types)]
-        hit = next((hit for hit in listings[group] if hit[0] != change.op_key), None)
-        if hit is None:
-            continue
-        op, path = hit
-        verb = "accepts" if side == "request" else "returns"
-        found[id(change)] = Evidence(
-            "documented-on-resource",
-            f"the old document already lists `{path}` in {old.operations[op].display}, which "
-            f"{verb} the same resource; this table lists it late", pairable=True)
-    return found
 
 
 class Listing:
@@ -81,13 +43,13 @@ class Listing:
         """Whether the old (`document` 0) or new (1) document lists, at `path` of an
         operation's bodies (`lookup/async`, `nodes/*/name`), an attribute of the types
         `summary` names."""
-        return _same_types(_types(summary),
+        return _same_types(types_of(summary),
                            self.sides[document].types(op, side, _Place(path, frozenset())))
 
     def lists_added(self, op: OpKey, change: Change) -> bool:
         """Whether `op` lists, where it stands, the body attribute `change` adds."""
         place = _Place(change.pointer.removeprefix("/"), frozenset())
-        return bool(place.path) and self.lists(op, direction(change), place, _types(change.new))
+        return bool(place.path) and self.lists(op, direction(change), place, types_of(change.new))
 
 
 def collection(shape: str) -> str:
@@ -104,7 +66,7 @@ class _Place(NamedTuple):
     envelopes: frozenset[str]  # the stems an envelope of the resource may have: `volume`
 
 
-def _places(pointer: str, where: str) -> list[_Place]:
+def places_of(pointer: str, where: str) -> list[_Place]:
     """Where an attribute may sit in the resource: `/volumes/*/group_id` (a list),
     `/volume/group_id` (an envelope) and `/group_id` (no envelope) are all `group_id`,
     below an envelope named like the change's own or like the collection (`volumes`)."""
@@ -209,7 +171,7 @@ def _ref(raw: RawSchema) -> str | None:
     return ref if isinstance(ref, str) else None
 
 
-def _types(summary: object) -> frozenset[str] | None:
+def types_of(summary: object) -> frozenset[str] | None:
     """The types an attribute-added change's summary names (None: any)."""
     text = summary.get("type") if isinstance(summary, dict) else None
     if not isinstance(text, str) or text == "any":

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from needs_microversion.compare.representation import _places, _stem, collection
+from needs_microversion.rules.catch_up.resource import _stem, collection, places_of
 from needs_microversion.model.change import Change, direction
 from needs_microversion.model.snapshot import OpKey
 
@@ -33,7 +33,7 @@ def test_collection(shape: str, expected: str) -> None:
     ("/conductor", [("conductor", {"volume"})]),  # no envelope (ironic)
 ])
 def test_places(pointer: str, expected: list[tuple[str, set[str]]]) -> None:
-    assert [(p.path, set(p.envelopes)) for p in _places(pointer, "/v3/{}/volumes")] == expected
+    assert [(p.path, set(p.envelopes)) for p in places_of(pointer, "/v3/{}/volumes")] == expected
 
 
 @pytest.mark.parametrize(("name", "expected"), [

@@ -1,30 +1,40 @@
-"""An api-ref tree that documents several major versions (cinder's `v2/` beside `v3/`, its
+"""older-major-version: a change to a frozen older major version, or the same change made to
+the newest.
+
+An api-ref tree that documents several major versions (cinder's `v2/` beside `v3/`, its
 paths keep the version prefix): microversions belong to the newest. An older major version
 takes none: it is frozen, and new behaviour goes to the newest. So a change documented for
 the older one describes what the API already did, and so does the same change documented
-for the newest one in the same commit."""
+for the newest one in the same commit; and an element the newest gains that an older one
+documented before and still does (the newest began as a copy of it). URLs an older one
+drops retire it: those removals are judged as such, not here."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from needs_microversion.compare.representation import Listing
-from needs_microversion.model.change import Change, Evidence
+from needs_microversion.model.change import Change, Correction
 from needs_microversion.model.snapshot import OpKey, Snapshot
+from needs_microversion.rules.catch_up.resource import Listing
+from needs_microversion.rules.finder import Finder, Found, Sides
 
 _MAJOR = re.compile(r"^/v(\d+)(?:\.\d+)?(/.*)?$")  # the version prefix api-ref paths keep
 
 
-def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict[int, Evidence]:
-    """Evidence for each change of an older major version, and for each change of the
+ID = "older-major-version"
+
+
+def find(changes: Sequence[Change], sides: Sides, prior: Found) -> Found:
+    """A correction for each change of an older major version, and for each change of the
     newest one that an older one shows too (the same element, changed the same way); the
-    caller gives it only to changes gated on no microversion."""
+    runner gives it only to changes gated on no microversion."""
+    old, new = sides
     newest = max((major for side in (old, new) for key in side.operations
                   if (major := _split(key.shape)[0]) is not None), default=None)
     if newest is None:
         return {}  # one major version: nothing is frozen
-    found: dict[int, Evidence] = {}
+    found: dict[int, Correction] = {}
     twins: dict[tuple[object, ...], int] = {}
     for change in changes:
         major, rest = _split(change.op_key.shape)
@@ -32,8 +42,8 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
         # review under the deprecation policy, not a document catching up.
         retired = change.area == "operation" and change.kind == "removed"
         if major is not None and major < newest and not retired:
-            found[id(change)] = Evidence(
-                "older-major-version", f"v{major} is frozen beside v{newest} and takes no "
+            found[id(change)] = Correction(
+                ID, f"v{major} is frozen beside v{newest} and takes no "
                 "microversions: the document catches up with what it did; check the code agrees")
             twins.setdefault(_twin_key(change, rest), major)
     older = sorted({major for key in old.operations
@@ -43,16 +53,16 @@ def older_major(changes: Sequence[Change], old: Snapshot, new: Snapshot) -> dict
         major, rest = _split(change.op_key.shape)
         twin = twins.get(_twin_key(change, rest)) if major == newest else None
         if twin is not None:
-            found[id(change)] = Evidence(
-                "older-major-version", f"the same change is documented for v{twin}, which takes"
+            found[id(change)] = Correction(
+                ID, f"the same change is documented for v{twin}, which takes"
                 " no microversions: the API already did this; check the code agrees")
         elif major == newest and change.kind == "added" and not change.aspect \
                 and change.everywhere:
             shown = next((m for m in older if _documents(old, new, listing, change, OpKey(
                 change.op_key.method, f"/v{m}{rest}".rstrip("/"), change.op_key.action))), None)
             if shown is not None:
-                found[id(change)] = Evidence(
-                    "older-major-version", f"v{shown} already documents this {_WHAT[change.area]}"
+                found[id(change)] = Correction(
+                    ID, f"v{shown} already documents this {_WHAT[change.area]}"
                     f" and v{newest} began as v{shown}: the document catches up with what "
                     f"v{newest} always did; check the code agrees", pairable=True)
     return found
@@ -97,3 +107,6 @@ def _twin_key(change: Change, rest: str) -> tuple[object, ...]:
     values = () if change.area == "operation" else (repr(change.old), repr(change.new))
     return (rest, change.op_key.method, change.op_key.action, change.area, change.kind,
             change.aspect, change.pointer, change.status, *values)
+
+
+FINDER = Finder("older_major", (ID,), find)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from needs_microversion.compare.corrections import route
+from needs_microversion.rules.catch_up.urls import route
 
 
 @pytest.mark.parametrize(("shape", "expected"), [
