@@ -1,9 +1,10 @@
 """Golden verdicts: what `diff --format json` answers today for every known pair.
 
 tests/data/golden_verdicts.json records, for every api-ref pair of ../shared/corpus/apiref/,
-every OpenAPI pair of ../shared/corpus/openapi/ (run as tests/test_apiref_labels.py and
-tests/test_openapi_corpus.py run them) and every case of the rule catalogue in rules/ (with its
-args, forwards and, where case.yaml has `swapped`, swapped), the verdict, the exit code and
+every OpenAPI pair of ../shared/corpus/openapi/ (run as
+tests/loaders/apiref/test_apiref_labels.py and tests/loaders/openapi/test_openapi_corpus.py
+run them) and every case of the rule catalogue in rules/ (with its args, forwards and,
+where case.yaml has `swapped`, swapped), the verdict, the exit code and
 the sorted finding ids. The tests recompute each and compare: a restructuring that changes
 any of them changes behaviour.
 

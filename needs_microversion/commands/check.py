@@ -105,13 +105,43 @@ def run_check(request: CheckRequest) -> CheckResult:
         sides = _sides(repo, request, warnings)
         if sides is None:
             return CheckResult(warnings=warnings)
-        return judge_change(repo, *sides, request, warnings)
+        return diff_targets(repo, *sides, request, warnings)
 
 
-def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest,
+def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest,
                  warnings: list[str] | None = None) -> CheckResult:
-    """Every API document of the repository, from `old` to `new`, with the evidence."""
+    """Every API document of the repository, from `old` to `new`, with the evidence: the
+    targets first (`plan_change`), then one diff per target."""
     warnings = [] if warnings is None else warnings
+    plan = plan_change(repo, old, new, request)
+    if not plan.targets:  # pre-commit on a commit that touches no API document
+        return CheckResult(warnings=warnings)
+    documents: list[tuple[str, Report]] = []
+    evidence: dict[str, RepositoryEvidence] = {}  # by service: it may name its version file
+    for target in plan.targets:
+        documents += _diff_target(plan, target, request, evidence, warnings)
+    return standing_summed_up(CheckResult(documents, warnings), repo, new, plan.changed,
+                              request.all_warnings)
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    """What one change compares: the documents (targets) and what else a reviewer reads."""
+
+    repo: Repo
+    old: Revision
+    new: Revision
+    config: Config
+    layouts: tuple[Layout | None, Layout | None]  # found at the old and new revisions
+    layout: Layout | None  # the one judged by: the new revision's, else the old's
+    targets: tuple[Target, ...]
+    changed: tuple[str, ...]  # the paths that differ, from the top
+
+
+def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
+                ) -> ChangePlan:
+    """The documents to compare (those the request's files touch, when it names some);
+    InputError when the repository has none at all."""
     config = _config(repo, new, request)
     old_layout, new_layout = detect(old), detect(new)
     layout = new_layout or old_layout or (None if config.services else version_record(new))
@@ -126,52 +156,53 @@ def judge_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files
                    if possible_path(name)}  # a name no file system takes touches nothing
         targets = [t for t in targets if _touches(touched, t, new, layout)]
-        if not targets:  # pre-commit on a commit that touches no API document
-            return CheckResult(warnings=warnings)
+    return ChangePlan(repo, old, new, config, (old_layout, new_layout), layout,
+                      tuple(targets), changed)
+
+
+def _diff_target(plan: ChangePlan, target: Target, request: CheckRequest,
+                 evidence: dict[str, RepositoryEvidence], warnings: list[str]
+                 ) -> list[tuple[str, Report]]:
+    """The reports of one target (several for a folder of OpenAPI documents); a target
+    gone or new since the base is a warning, or an error when configured."""
     # The comparison machinery is imported only when there is something to compare.
     from needs_microversion.commands.diff import DiffRequest, run_diffs, run_record
 
-    documents: list[tuple[str, Report]] = []
-    # By service: its settings may name the version file.
-    evidence: dict[str, RepositoryEvidence] = {}
-    for target in targets:
-        at_base = old.exists(target.path) if target.configured or target.record else \
-            old_layout is not None and target.path in old_layout.documents
-        base_path = target.path if at_base else None if target.configured or target.record \
-            else _moved_from(old_layout, new_layout, new)
-        if not new.exists(target.path):
-            if target.configured:
-                raise InputError(f"configured in {config.display} but missing "
-                                 f"{_where(new)}{'' if at_base else ' and at the base'}",
-                                 new.name(target.path))
-            warnings.append(f"{new.name(target.path)}: removed {_where(new)}")
-            continue
-        if base_path is None:
-            warnings.append(f"{new.name(target.path)}: new since {old.label}; nothing to "
-                            "compare with")
-            continue
-        if target.service.name not in evidence:
-            evidence[target.service.name] = _evidence(old, new, layout, target, config, repo,
-                                                      changed)
-        found = evidence[target.service.name]
-        profile = request.profile or (None if target.service.profile or layout is None
-                                      else layout.profile)
-        diff = DiffRequest(old=old.name(base_path), new=new.name(target.path),
-                           validate=request.validate,
-                           service=target.service.name if target.configured else None,
-                           loaded_config=config, evidence=found, profile=profile,
-                           silent_failures=request.silent_failures,
-                           exempt_error_codes=request.exempt_error_codes,
-                           free_form=request.free_form, disabled=request.disabled,
-                           catch_up=request.catch_up,
-                           count_corrections=request.count_corrections,
-                           root=str(repo.top) if new.on_disk else None)
-        for key, report in [(None, run_record(diff))] if target.record else run_diffs(diff):
-            warnings.extend(report.warnings)
-            documents.append((f"{target.service.name} {key}" if key else target.service.name,
-                              report))
-    return standing_summed_up(CheckResult(documents, warnings), repo, new, changed,
-                              request.all_warnings)
+    old, new, config = plan.old, plan.new, plan.config
+    old_layout, new_layout = plan.layouts
+    at_base = old.exists(target.path) if target.configured or target.record else \
+        old_layout is not None and target.path in old_layout.documents
+    base_path = target.path if at_base else None if target.configured or target.record \
+        else _moved_from(old_layout, new_layout, new)
+    if not new.exists(target.path):
+        if target.configured:
+            raise InputError(f"configured in {config.display} but missing "
+                             f"{_where(new)}{'' if at_base else ' and at the base'}",
+                             new.name(target.path))
+        warnings.append(f"{new.name(target.path)}: removed {_where(new)}")
+        return []
+    if base_path is None:
+        warnings.append(f"{new.name(target.path)}: new since {old.label}; nothing to "
+                        "compare with")
+        return []
+    if target.service.name not in evidence:
+        evidence[target.service.name] = _evidence(old, new, plan.layout, target, config,
+                                                  plan.repo, plan.changed)
+    profile = request.profile or (None if target.service.profile or plan.layout is None
+                                  else plan.layout.profile)
+    diff = DiffRequest(old=old.name(base_path), new=new.name(target.path),
+                       validate=request.validate,
+                       service=target.service.name if target.configured else None,
+                       loaded_config=config, evidence=evidence[target.service.name],
+                       profile=profile, silent_failures=request.silent_failures,
+                       exempt_error_codes=request.exempt_error_codes,
+                       free_form=request.free_form, disabled=request.disabled,
+                       catch_up=request.catch_up, count_corrections=request.count_corrections,
+                       root=str(plan.repo.top) if new.on_disk else None)
+    found = [(None, run_record(diff))] if target.record else run_diffs(diff)
+    warnings.extend(w for _, report in found for w in report.warnings)
+    return [(f"{target.service.name} {key}" if key else target.service.name, report)
+            for key, report in found]
 
 
 def standing_summed_up(result: CheckResult, repo: Repo, new: Revision, changed: tuple[str, ...],

@@ -28,6 +28,7 @@ from needs_microversion.model.versions import Version, names_a_microversion, par
 from needs_microversion.profiles import (
     DEFAULT_PROFILE, NOVA_EXEMPT_CODES, experimental_operations, get_profile)
 from needs_microversion.repository.evidence import RepositoryEvidence
+from needs_microversion.repository.maxima import settle_maxima
 from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
 from needs_microversion.rules import get
 from needs_microversion.rules.base import Options
@@ -145,35 +146,23 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
         request.old, request.new, validate=request.validate, strict=request.strict,
         root=Path(request.root) if request.root else None)
     with validation:  # a failure below ends the child still validating
-        doc_maxima = (old.max_version, new.max_version)
-        code_maxima = (evidence.old_max, evidence.new_max) if evidence else (None, None)
-        if code_maxima[0] is not None and code_maxima[1] is not None:
-            # The code's maxima, both sides known: only they say what is provided.
-            old = replace(old, max_version=code_maxima[0])
-            new = replace(new, max_version=code_maxima[1])
-        elif (raised := advertised_raise(old, new)) is not None:
-            before, after = raised
-            new = replace(new, max_version=after)
-            if old.max_version is None:  # a tree with no markers (magnum's): the old
-                old = replace(old, max_version=before)  # sample said where the API stood
-            doc_maxima = (old.max_version, after)
-        old = _with_version(old, request.old_version, "--old-version")
-        new = _with_version(new, request.new_version, "--new-version")
-        old, notes = _fold(old, service.released_max or (
-            evidence.released_max if evidence else None))
+        settled = settle_maxima(old, new, evidence, request.old_version, request.new_version,
+                                service.released_max or (
+                                    evidence.released_max if evidence else None))
+        old, new = settled.old, settled.new
         catch_up = request.catch_up if request.catch_up is not None else service.catch_up
         if catch_up is None:
             catch_up = "api-ref" in (old.source, new.source)
         options = replace(options, documentation_catch_up=catch_up,
                           code_changed=evidence.code_changed if evidence else None)
-        decide = None in code_maxima and request.old_version is None
-        report = diff_snapshots(old, new, options, evidence, doc_maxima, validation,
-                                documents_decide=decide,
+        report = diff_snapshots(old, new, options, evidence, settled.doc_maxima, validation,
+                                documents_decide=settled.documents_decide,
                                 acknowledgements=service.acknowledgements)
         if evidence is not None and (evidence.old_file or evidence.new_file):
             report = replace(report, bookkeeping=bookkeeping(
                 evidence, report, profile=profile.name, released_max=old.max_version))
-        report = replace(report, notes=(*notes, *_base_path_notes(old, new), *report.notes),
+        report = replace(report, notes=(*settled.notes, *_base_path_notes(old, new),
+                                        *report.notes),
                          warnings=(*report.warnings, *_unknown_claims(options, old, new),
                                    *_lower_maximum(old, new)))
         return report
@@ -319,32 +308,3 @@ def _evidence_from_texts(request: DiffRequest, config: Config, service: ServiceC
         code_changed=None, changed_paths=request.changed_paths)
 
 
-def _fold(old: Snapshot, released: Version | None) -> tuple[Snapshot, tuple[str, ...]]:
-    """A change may join a merged but unreleased microversion (cinder's guide says so, nova
-    and the others do it), so only what was released counts as the old maximum."""
-    old_max = old.max_version
-    if released is None or old_max is None or old_max <= released:
-        return old, ()
-    note = (f"{old_max} is not released yet (the newest release shipped {released}), so "
-            f"changes may join it: the old maximum is taken as {released}")
-    return replace(old, max_version=released), (note,)
-
-
-def _with_version(snapshot: Snapshot, text: str | None, option: str) -> Snapshot:
-    if text is None:
-        return snapshot
-    version: Version | None = parse_version(text)
-    if version is None:
-        raise InputError(f"{option} must look like 2.10, got {text!r}")
-    return replace(snapshot, max_version=version)
-
-
-def advertised_raise(old: Snapshot, new: Snapshot) -> tuple[Version, Version] | None:
-    """The maxima the old and new version-discovery samples list, when the new moved up by
-    one and is above every microversion the new documents write: a raise no other line
-    records (the documents' own announcement of a microversion). A sample that moves by
-    more was stale and is only refreshed."""
-    before, after = (parse_version(s.info(ADVERTISED_KEY)) for s in (old, new))
-    if before is None or after is None or after != before.next():
-        return None
-    return (before, after) if new.max_version is None or after > new.max_version else None

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import TextIO
 
 from needs_microversion import streams
-from needs_microversion.commands.check import CheckRequest, judge_change
+from needs_microversion.commands.check import CheckRequest, diff_targets
 from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
@@ -142,7 +142,7 @@ def _row(repo: Repo, item: Commit, shipped: Shipped | None,
     old, new = Revision(repo, parent, parent[:12]), Revision(repo, commit, commit[:12])
     try:
         with cached():  # one commit at a time: the cache stays small
-            result = judge_change(repo, old, new, check)
+            result = diff_targets(repo, old, new, check)
     except InputError as exc:
         if not any(detect(side) or version_record(side) for side in (old, new)):
             return None

@@ -1,80 +1,19 @@
-"""os-api-ref ("api-ref") source trees -> an OpenAPI 3.1 document (docs/contract-model.md).
+"""os-api-ref ("api-ref") source trees -> an OpenAPI 3.1 document.
 
     result = load_apiref(Path("nova/api-ref/source"))
     result.document      # plain dicts and lists, OpenAPI 3.1 with our x- conventions
-    result.warnings      # "file:line: message"
-    result.max_version   # "2.104": the highest microversion written in structured places
+    result.warnings      # "file:line: message", each said once
+    result.max_version   # "2.104": the highest microversion the tree writes, or None
 
-Reading: every `.inc` and `.rst` below `source` (document order: index.rst's includes
-first; a file included twice counts once). Files are scanned by `rst`, a line-based
-reader that follows docutils' rules for what we read (titles and levels, directive blocks,
-section-level paragraphs); files it finds ambiguous or broken are re-read by docutils
-(`rst_docutils`), whose system messages become the warnings, and a test checks that both
-readers agree on all 844 distinct corpus files. Why not docutils for every file: it takes
-~0.75 s for nova's 67 .inc files (a new state machine per nested block) against ~0.04 s; the
-whole load must fit in 0.7 s. Parsed files and parameters.yaml are cached by content hash
-within a process, so the files an old and a new tree share are read once. Names outside
-the sandbox (the repository folder) are never read. Parameter tables resolve against
-parameters.yaml as os-api-ref does. How tables become bodies: `body`; how sections
-become paths and operations: `to_openapi`.
+`load_apiref` opens the tree (`tree`: which files, in which order, what their names resolve
+to), reads each file's `rest_method` sections (`sections`) and writes them as one document
+(`to_openapi`). On `info` it adds what belongs to no operation: the files marked unverified,
+the table rows no definition exists for, the version-discovery sample's maximum, and the
+words of every file.
 
-Locations (`x-needs-microversion-location`), file names relative to `source`:
-  operation             "servers.inc:100"                   the rest_method line
-  parameter, property   "servers.inc:120 (parameters.yaml:3456)"
-                        the table row, then the parameters.yaml definition in parentheses
-  response              "servers.inc:199"                   the status-code line or row
-  body root             "servers.inc:366"                   the rest_parameters line
-The text before the first space is always "file:line".
-
-Microversions come from parameter min_version/max_version, rest_method options, ranged
-section titles ("Response (microversions 1.20 - )" for its tables; "Server tags
-(microversion 2.26)", "Start Migration (Since version 2.15)" for the operations in and
-below it), ranged status codes ("200 (microversions 2.0 - 2.100)"), versionadded/
-versionchanged notes, and sentences that say only that ("Added in API microversion 1.14."
-in a description, "This API is available starting with microversion 2.55." in an
-operation's or its group's prose: `availability`); `info.version` is the highest of
-them, a last version (`max_version: 2.56`) counting as the next (the API went on to 2.57).
-Bounds read from notes, sentences and single-version titles, nesting guessed from
-examples or wrappers, and allowed values read from descriptions (literal lists, bullets,
-the first column of a table) carry `x-needs-microversion-inferred: true`.
-
-Operation `description`: the prose of the operation's section up to its first subsection,
-bold `**Request**`/`**Response**` paragraph or table (paragraphs before and after the
-rest_method, notes and warnings as written, RST markup kept; version notes as Sphinx shows
-them, "New in version 2.26: ..."; status-code lines are codes, not prose), so the engine can
-see a microversion the prose announces ("... prior microversion 2.31. Now ..."). Sections
-merged into one operation join their descriptions.
-
-Example evidence, written when a body's operation has example JSON of that kind
-(literalinclude of a file inside the tree, only the part its `:lines:`, `:start-after:`...
-options show; request examples for the request body, the others for the response bodies).
-Documentation, never contract:
-  x-needs-microversion-example-keys: true       on the body root (and on each variant root
-                                                of a ranged body): examples were read, so a
-                                                field without the key below is absent there
-  x-needs-microversion-example: {"type": T}     on each property, array-items and map-value
-                                                schema the examples reach at its place in
-                                                the schema; T is the JSON type shown (object,
-                                                array, string, integer, number, boolean,
-                                                null), or the sorted list of types when the
-                                                examples disagree (integer beside a fraction
-                                                is number)
-  x-needs-microversion-example-unlisted: [K]   on each object schema (the root too) whose
-                                                examples show keys K its table lists no
-                                                row for (not in a free-form map, not uuids)
-e.g. manila's table said `members` is a string while the sample always had `"members": []`:
-a later correction to array agrees with the example the old tree already showed; cinder's
-volume list example showed `volumes_links` before a row listed it.
-
-Tables outside any operation (nova's request-ids.inc global headers) are ignored, silently:
-the contract model has no place for global headers, and they never change per operation.
-
-Files that say they are not yet checked against the code, with the os-api-ref comment
-`.. needs:method_verification` (`parameter`, `example`, `body`), are listed on `info`:
-  x-needs-microversion-unverified: {"limits.inc": ["example", "method"]}
-Rows whose reference parameters.yaml does not define are read as nothing (with a warning);
-their names are listed on `info` per file, since the table did list them:
-  x-needs-microversion-unread: {"os-services.inc": ["binary"]}
+What the document means: docs/contract-model.md. How a tree is read, every heuristic with
+its trigger, origin, fixture and code location: docs/apiref-reading.md (kept true by
+tests/loaders/apiref/test_register.py).
 """
 
 from __future__ import annotations

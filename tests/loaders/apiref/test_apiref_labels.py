@@ -1,6 +1,6 @@
 """Real api-ref commits with the maintainers' decisions (bug-fix counts as no microversion).
 
-Run `python -m pytest tests/test_apiref_labels.py -s` to see every disagreement and why.
+Run `python -m pytest tests/loaders/apiref/test_apiref_labels.py -s` to see every disagreement and why.
 
 The reviewer issue asks for 95%: 38 of 39 agree today and the floor below guards that. The
 one other (cinder-00edd490c, a validation bug fix making a request attribute optional in a

@@ -1,0 +1,64 @@
+"""The entry point: one revision's code -> its declared contract, or None.
+
+    contract = read_code_contract(rev.read, rev.files(),
+                                  read_many=lambda paths: dict(rev.read_many(paths)))
+    contract.document      # OpenAPI 3.1 for loaders/openapi/builder.py
+    contract.unread        # what could not be computed: file, line, reason (warnings)
+
+The repository's code is read as text and parsed; it is never imported or run. A revision
+whose code the reader cannot get through in its step or time budget (a hostile file) is an
+InputError naming the file: the caller drops the code snapshot with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from needs_microversion.errors import InputError
+from needs_microversion.loaders.code import masakari, nova
+from needs_microversion.loaders.code.decorators import ControllerReader
+from needs_microversion.loaders.code.interpreter import Interpreter
+from needs_microversion.loaders.code.output import Converter
+from needs_microversion.loaders.code.records import CodeContract, Unread
+from needs_microversion.loaders.code.source import Read, ReadMany, SourceTree
+from needs_microversion.loaders.code.to_openapi import build_document
+from needs_microversion.loaders.code.values import BudgetExceeded
+from needs_microversion.model.versions import Version
+
+
+def read_code_contract(read: Read, listing: Sequence[str], *,
+                       read_many: ReadMany | None = None,
+                       max_version: Version | None = None) -> CodeContract | None:
+    """The contract nova's or masakari's code declares at one revision; None for a
+    repository without such code. `read(path)` gives a file's bytes (None: absent);
+    `read_many(paths)`, if given, reads many at once (one git call instead of hundreds);
+    `max_version`: the version file's maximum at that revision (the caller reads it, with
+    the rest of the repository's evidence), written as the document's `info.version`."""
+    source = SourceTree(read, listing, read_many)
+    if nova.has_routes(source.files):
+        project, api, where = "nova", "nova/api/", nova.VERSION_FILE
+    elif masakari.has_routes(source.files):
+        project, api, where = "masakari", "masakari/api/", masakari.VERSION_FILE
+    else:
+        return None
+    source.prefetch(p for p in sorted(source.files) if p.startswith(api) and p.endswith(".py")
+                    and "/tests/" not in p)
+    interp = Interpreter(source)
+    unread: list[Unread] = []
+    controllers = ControllerReader(interp, unread)
+    try:
+        if project == "nova":
+            operations = nova.read_routes(interp, controllers, unread)
+        else:
+            operations = masakari.read_routes(interp, source, controllers, unread)
+        converter = Converter(interp.origins)
+        document = build_document(project, operations, max_version, converter)
+    except (RecursionError, MemoryError):
+        raise InputError("the code contract could not be read: nested too deeply or too large",
+                         where) from None
+    except BudgetExceeded as exc:
+        raise InputError(f"the code contract could not be read: {exc}", where) from None
+    found = {(u.file, u.line, u.reason): u for u in [*unread, *converter.unread.values()]}
+    return CodeContract(project, operations, document,
+                        unread=tuple(sorted(found.values(), key=lambda u: (u.file, u.line))),
+                        symbolic=tuple(sorted(converter.symbolic)))
