@@ -123,6 +123,6 @@ def prepare_validation(args: Sequence[str]) -> None:
 
 
 def _ready() -> None:
-    from needs_microversion.loaders.openapi.validate import ready
+    from needs_microversion.loaders.openapi.validation.validate import ready
 
     ready()

@@ -22,7 +22,7 @@ from needs_microversion.model.snapshot import Snapshot
 if TYPE_CHECKING:  # imported where used: none is needed to compare two files unvalidated
     from needs_microversion.loaders.apiref.reader import ApiRefResult
     from needs_microversion.loaders.git import LocalCopy
-    from needs_microversion.loaders.openapi.validate import Beside
+    from needs_microversion.loaders.openapi.validation.validate import Beside
 
 
 def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False,
@@ -48,7 +48,7 @@ def load_pair(old: str, new: str, *, validate: bool = True, strict: bool = False
     checked = [validate and isinstance(s, SnapshotBuilder) for s in sides]
     validation = Validation(None, (False, False), strict)
     if any(checked):
-        from needs_microversion.loaders.openapi.validate import Beside
+        from needs_microversion.loaders.openapi.validation.validate import Beside
 
         validation = Validation(Beside([(s.doc, s.resolver) for s in sides
                                         if isinstance(s, SnapshotBuilder) and validate],
@@ -77,7 +77,7 @@ def _validating_helper(old: str, new: str) -> forked.Helper | None:
     early = forked.take_early((old, new))
     wanted = forked.small_files((old, new))
     if wanted:
-        from needs_microversion.loaders.openapi.remembered import Remembered, folder
+        from needs_microversion.loaders.openapi.validation.remembered import Remembered, folder
 
         remembered = Remembered(folder())
         wanted = not all(remembered.may_recall(path) for path in (old, new))
@@ -87,7 +87,7 @@ def _validating_helper(old: str, new: str) -> forked.Helper | None:
         return None
     if early is not None:
         return early
-    from needs_microversion.loaders.openapi.validate import ready
+    from needs_microversion.loaders.openapi.validation.validate import ready
 
     return forked.helper(ready)
 
@@ -143,7 +143,7 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
         return side
     warnings: list[str] = []
     if validate:
-        from needs_microversion.loaders.openapi.validate import problems
+        from needs_microversion.loaders.openapi.validation.validate import problems
 
         with collector_for_validation():
             warnings = problems(side.doc, side.resolver)

@@ -13,8 +13,10 @@ import pytest
 import yaml
 from conftest import ROOT, package_index_reachable
 from gitrepo import LOCKED, api, commit, git, make_repo, quiet_git, write
+from test_packaging import Snapshot, snapshot
 
-__all__ = ["quiet_git"]  # the autouse fixture: git without the user's settings
+# The fixtures: git without the user's settings (autouse); the working tree as a repository.
+__all__ = ["quiet_git", "snapshot"]
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
@@ -39,10 +41,20 @@ def test_manifest_matches_pre_commits_schema() -> None:
     assert hook["id"] == "needs-microversion"
 
 
-def test_hook_entry_options_exist(run_cli) -> None:
+def test_hook_entry_options_exist() -> None:
+    import os
+    import subprocess
+    import sys
+
     [hook] = hooks()
-    code, out, _ = run_cli(*shlex.split(str(hook["entry"]))[1:], "--help")
-    assert code == 0 and "--staged" in out and "PRE_COMMIT_FROM_REF" in out
+    # A fresh process with a wide terminal: rich lays the help out once per process, and
+    # a narrow one cuts lines with "…".
+    done = subprocess.run([sys.executable, "-m", "needs_microversion",
+                           *shlex.split(str(hook["entry"]))[1:], "--help"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    assert done.returncode == 0 and "--staged" in done.stdout
+    assert "PRE_COMMIT_FROM_REF" in done.stdout
 
 
 # -- the real pre-commit -----------------------------------------------------------------------
@@ -53,32 +65,15 @@ def _pre_commit() -> str | None:
                                                              os.environ.get("PATH", "")]))
 
 
-def _hook_repository(path: Path) -> Path:
-    """This working tree (committed or not, new files too) as a clean repository to try:
-    `try-repo` on a dirty repository copies tracked changes only."""
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], capture_output=True, check=True).stdout
-    for name in filter(None, listed.decode().split("\0")):
-        source = ROOT / name
-        if source.is_file() and "__pycache__" not in name:
-            target = path / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    git(path, "init", "-q", "-b", "main")
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "snapshot of the working tree")
-    return path
-
-
-def test_real_pre_commit_try_repo(tmp_path: Path) -> None:
+def test_real_pre_commit_try_repo(tmp_path: Path, snapshot: Snapshot) -> None:
+    """`try-repo` on this working tree (committed or not, new files too: `try-repo` on a
+    dirty repository would copy tracked changes only), as a repository of one commit."""
     pre_commit = _pre_commit()
     if pre_commit is None:
         pytest.skip("pre-commit is not installed (pip install pre-commit)")
-    if not (ROOT / ".git").exists():
-        pytest.skip("the project is not a git checkout: nothing for try-repo to clone")
     if not package_index_reachable():
         pytest.skip("pre-commit pip-installs the hook from the package index, unreachable here")
-    hook_repo = _hook_repository(tmp_path / "hook")
+    hook_repo = snapshot.path
     project = make_repo(tmp_path / "project", {
         "api/openapi.yaml": api(),
         ".needs-microversion.yaml": "services:\n  - name: compute\n"

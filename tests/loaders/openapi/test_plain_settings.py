@@ -1,4 +1,4 @@
-"""The validators' settings stand-ins (loaders/openapi/plain_settings.py) say what the real
+"""The validators' settings stand-ins (loaders/openapi/validation/plain_settings.py) say what the real
 modules say when no setting is given, and spare the import of pydantic."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 _REPORT = """
 import json, sys, types
 if sys.argv[1] == "plain":
-    from needs_microversion.loaders.openapi import plain_settings
+    from needs_microversion.loaders.openapi.validation import plain_settings
     plain_settings.install()
 import openapi_schema_validator.settings as schema, openapi_spec_validator.settings as spec
 def names(module, own):
@@ -25,7 +25,7 @@ def names(module, own):
         found[name] = type(value).__name__ if callable(value) else sorted(value) \\
             if isinstance(value, set) else value
     return found
-own = {schema.__name__, spec.__name__, "needs_microversion.loaders.openapi.plain_settings"}
+own = {schema.__name__, spec.__name__, "needs_microversion.loaders.openapi.validation.plain_settings"}
 print(json.dumps({
     "schema": names(schema, own), "spec": names(spec, own),
     "schema cache": schema.get_settings().compiled_validator_cache_max_size,
@@ -63,7 +63,7 @@ def test_the_stand_ins_say_what_the_real_settings_say() -> None:
 
 
 def test_the_validator_imports_without_pydantic() -> None:
-    code = ("import sys; from needs_microversion.loaders.openapi.validate import ready; "
+    code = ("import sys; from needs_microversion.loaders.openapi.validation.validate import ready; "
             "ready(); print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={k: v for k, v in os.environ.items()
@@ -80,7 +80,7 @@ def test_a_release_needing_a_name_the_stand_ins_lack_gets_the_real_settings() ->
     # A stand-in without a name the validators import stands for a later release's.
     code = """
 import sys
-from needs_microversion.loaders.openapi import plain_settings
+from needs_microversion.loaders.openapi.validation import plain_settings
 made = plain_settings._spec_settings
 def lacking():
     module = made()
@@ -89,7 +89,7 @@ def lacking():
 plain_settings._spec_settings = lacking
 plain_settings.import_validators()
 import openapi_spec_validator.settings as spec
-print(hasattr(spec, "BaseSettings"), "needs_microversion.loaders.openapi.spec_validators" in sys.modules)
+print(hasattr(spec, "BaseSettings"), "needs_microversion.loaders.openapi.validation.spec_validators" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={k: v for k, v in os.environ.items()

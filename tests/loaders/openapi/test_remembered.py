@@ -14,8 +14,8 @@ from needs_microversion import forked
 from needs_microversion.cache_folder import ENV, CacheFolder
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver
-from needs_microversion.loaders.openapi import remembered, validate
-from needs_microversion.loaders.openapi.remembered import Checked, Remembered
+from needs_microversion.loaders.openapi.validation import remembered, validate
+from needs_microversion.loaders.openapi.validation.remembered import Checked, Remembered
 
 INVALID = """openapi: 3.0.3
 info: {title: t, version: '1.0'}

@@ -11,8 +11,8 @@ from openapi_spec_validator.validation import validators as plain
 
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver
-from needs_microversion.loaders.openapi import spec_validators, validate
-from needs_microversion.loaders.openapi.draft4_predicate import compile_draft4
+from needs_microversion.loaders.openapi.validation import spec_validators, validate
+from needs_microversion.loaders.openapi.validation.draft4_predicate import compile_draft4
 
 HEADS = {
     "3.0": "openapi: 3.0.3\ninfo: {title: t, version: '1.0'}\n",
@@ -203,7 +203,7 @@ def test_the_project_documents_get_the_same_errors(path: Path) -> None:
 
 def test_the_keyword_precheck_answers_for_valid_documents(tmp_path: Path) -> None:
     """The fast path is taken (not only fallen back from) on valid documents."""
-    from needs_microversion.loaders.openapi.keyword_precheck import KeywordPrecheck
+    from needs_microversion.loaders.openapi.validation.keyword_precheck import KeywordPrecheck
 
     for version in HEADS:
         if version == "3.1":

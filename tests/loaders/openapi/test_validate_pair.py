@@ -15,7 +15,7 @@ from needs_microversion.errors import InputError
 from needs_microversion.collector import collector_for_validation, collector_paused
 from needs_microversion.documents.document import read_document
 from needs_microversion.documents.refs import RefResolver, RefusedRef
-from needs_microversion.loaders.openapi import validate
+from needs_microversion.loaders.openapi.validation import validate
 
 VALID = """openapi: 3.0.3
 info: {title: t, version: '1.0'}

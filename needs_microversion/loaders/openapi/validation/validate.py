@@ -13,6 +13,7 @@ started).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -23,7 +24,8 @@ from needs_microversion import forked
 from needs_microversion.collector import collector_for_validation
 from needs_microversion.documents.locate import line_of
 from needs_microversion.documents.refs import RefResolver, RefusedRef
-from needs_microversion.loaders.openapi.remembered import Checked, Remembered, files_read, folder
+from needs_microversion.loaders.openapi.validation.remembered import (
+    Checked, Remembered, files_read, folder)
 from needs_microversion.model.document import Document
 
 MAX_PROBLEMS = 20
@@ -96,7 +98,7 @@ def ready() -> None:
     (0.12 s, most of a small document's validation) while this process reads the documents.
     Imports make no cyclic garbage worth a collection: paused, they take 10% less."""
     from needs_microversion.collector import collector_paused
-    from needs_microversion.loaders.openapi import plain_settings
+    from needs_microversion.loaders.openapi.validation import plain_settings
 
     with collector_paused():
         import jsonschema_path  # noqa: F401
@@ -122,7 +124,7 @@ def _confinement(root: str) -> Callable[[str, tuple[Any, ...]], None]:
     """An audit hook (PEP 578) for the child: no socket, and no file opened outside the
     document's tree and the Python installation (where the validator's schemas are)."""
     # The package too (lazily imported modules), wherever it is installed from.
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package = str(Path(__file__).resolve().parents[3])  # needs_microversion/
     allowed = tuple({os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix,
                                                    sys.exec_prefix, package)})
 
@@ -169,10 +171,10 @@ def _validated(doc: Document, resolver: RefResolver) -> tuple[list[str], bool]:
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
-    from needs_microversion.loaders.openapi import plain_settings
+    from needs_microversion.loaders.openapi.validation import plain_settings
 
     plain_settings.import_validators()
-    from needs_microversion.loaders.openapi.spec_validators import spec_validator_for
+    from needs_microversion.loaders.openapi.validation.spec_validators import spec_validator_for
 
     _mime_types_built_in()
     data: Any = doc.data

@@ -32,8 +32,8 @@ from openapi_spec_validator.schemas import (
 )
 from openapi_spec_validator.validation import keywords, validators
 
-from needs_microversion.loaders.openapi.keyword_precheck import KeywordPrecheck
-from needs_microversion.loaders.openapi.draft4_predicate import (
+from needs_microversion.loaders.openapi.validation.keyword_precheck import KeywordPrecheck
+from needs_microversion.loaders.openapi.validation.draft4_predicate import (
     Predicate,
     compile_draft4,
     compile_draft4_refs,

@@ -23,10 +23,10 @@ from typing import Any
 SCHEMA_SETTINGS = "openapi_schema_validator.settings"
 SPEC_SETTINGS = "openapi_spec_validator.settings"
 _PREFIXES = ("OPENAPI_SCHEMA_VALIDATOR_", "OPENAPI_SPEC_VALIDATOR_")
-VALIDATORS = "needs_microversion.loaders.openapi.spec_validators"
+VALIDATORS = "needs_microversion.loaders.openapi.validation.spec_validators"
 # Every module an import of VALIDATORS may leave half-made when a stand-in lacks a name.
 _IMPORTED_WITH = ("openapi_schema_validator", "openapi_spec_validator", VALIDATORS,
-                  "needs_microversion.loaders.openapi.keyword_precheck")
+                  "needs_microversion.loaders.openapi.validation.keyword_precheck")
 
 
 class _Settings:
