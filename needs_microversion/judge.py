@@ -54,6 +54,9 @@ class Judgement:
     acknowledgements: tuple[Acknowledgement, ...] = ()
     today: datetime.date | None = None  # for acknowledgements that expire
     warnings: tuple[str, ...] = ()
+    # The changes of the API's maximum judged here; False where another report of the same
+    # change says them (the code's contract beside the documents).
+    version_record: bool = True
 
 
 ChangePass = Callable[[list[Change], Judgement], list[Change]]
@@ -74,6 +77,8 @@ def _unmarked_documents(changes: list[Change], judgement: Judgement) -> list[Cha
 
 
 def _version_record(changes: list[Change], judgement: Judgement) -> list[Change]:
+    if not judgement.version_record:
+        return changes
     maxima = judgement.doc_maxima or (judgement.old.max_version, judgement.new.max_version)
     return changes + version_changes(*maxima, judgement.evidence, changes)
 

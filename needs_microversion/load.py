@@ -153,6 +153,8 @@ def load_snapshot(path: str, *, validate: bool = True, strict: bool = False,
 
 
 def _prepare_pair(old: str, new: str, root: Path | None) -> list[Snapshot | SnapshotBuilder]:
+    if is_code(old) or is_code(new):  # read from git in this process: no child to fork
+        return [_prepare(old, None, root), _prepare(new, None, root)]
     """Both sides. Reading an api-ref tree is most of a `check` (nova: 0.2-0.3 s a side,
     with its copy out of git), so the old side's tree is read in a forked child while this
     process reads the new one (`forked`); a failed child's side is read here. So is a large
@@ -221,7 +223,10 @@ def _read_tree(path: str, root: Path | None) -> tuple[Path, ApiRefResult] | None
 
 def _prepare(path: str, keep_major: bool | None, root: Path | None
              ) -> Snapshot | SnapshotBuilder:
-    """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked."""
+    """An api-ref tree's Snapshot, or an OpenAPI document read, its `$ref`s checked, or the
+    contract a revision's code declares (`code:REV`)."""
+    if is_code(path):
+        return code_snapshot(path)
     target, copy = _local(path, root)
     if _is_tree(target, copy):
         return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major, root),
@@ -271,6 +276,32 @@ def _local(path: str, root: Path | None = None) -> tuple[Path, LocalCopy | None]
         if copy is not None:
             return copy.local, copy
     return target, None
+
+
+CODE_PREFIX = "code:"
+
+
+def is_code(path: str) -> bool:
+    """`code:REV` names the contract a revision's code declares (`code:` alone: the working
+    tree's), unless a file of that name exists."""
+    return path.startswith(CODE_PREFIX) and not os.path.lexists(path)
+
+
+def code_snapshot(path: str) -> Snapshot:
+    """The contract the code of `code:REV` declares (read from git, never imported)."""
+    from needs_microversion.loaders.git import Repo
+    from needs_microversion.repository.code import code_side
+    from needs_microversion.repository.revision import Revision
+
+    rev = path[len(CODE_PREFIX):]
+    here = current_folder()
+    repo = Repo.find(here, "not inside a git repository to read the code of", path)
+    revision = Revision.at(repo, rev) if rev else Revision.working(repo)
+    side = code_side(revision, path)
+    if side is None:
+        raise InputError("the code declares no contract the tool can read (nova's and "
+                         "masakari's routes, decorators and schemas)", path)
+    return _with_warnings(side.snapshot, list(side.warnings))
 
 
 def _apiref_snapshot(directory: Path, result: ApiRefResult, display: str) -> Snapshot:

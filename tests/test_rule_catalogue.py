@@ -32,6 +32,9 @@ RULE_ORDER = (
     "prior-500",
     "catch-up",  # a gate before the contract questions: api-ref documenting late
     "correction",  # an existing element changed at every version: the document corrected
+    "coverage",  # the code declares a schema where it declared none
+    "response-schema",  # only the code's response schema changed (it describes)
+    "unread-value",  # a value the code computes and the tool cannot read: for review
     "announced",  # prose naming a new microversion (api-ref records some changes only so)
     "status-code",
     "attribute",

@@ -43,6 +43,7 @@ from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.loaders.git.worktree import worktree_changes
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree, warning_place
+from needs_microversion.repository.code import CODE_PROJECTS, code_side, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -114,14 +115,80 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     targets first (`plan_change`), then one diff per target."""
     warnings = [] if warnings is None else warnings
     plan = plan_change(repo, old, new, request)
-    if not plan.targets:  # pre-commit on a commit that touches no API document
-        return CheckResult(warnings=warnings)
-    documents: list[tuple[str, Report]] = []
+    documents: list[tuple[str, Report]] = []  # none when no API document is touched
     evidence: dict[str, RepositoryEvidence] = {}  # by service: it may name its version file
     for target in plan.targets:
         documents += _diff_target(plan, target, request, evidence, warnings)
+    documents += _diff_code(plan, request, evidence, documents, warnings)
     return standing_summed_up(CheckResult(documents, warnings), repo, new, plan.changed,
                               request.all_warnings)
+
+
+def _diff_code(plan: ChangePlan, request: CheckRequest,
+               evidence: dict[str, RepositoryEvidence], documents: list[tuple[str, Report]],
+               warnings: list[str]) -> list[tuple[str, Report]]:
+    """The contract the code declares (nova's, masakari's), read at both revisions when the
+    change edits the API's code, judged beside the documents: a contract change only the
+    code shows is a change all the same ("api-ref not updated" is said with it)."""
+    project = plan.layout.project if plan.layout is not None else ""
+    if project not in CODE_PROJECTS or not touches_api_code(plan.changed, project) \
+            or plan.config.services or request.files and not any(
+                touches_api_code((name,), project) for name in _touched(plan, request)):
+        return []
+    from needs_microversion.commands.diff import DiffRequest, run_snapshots
+
+    old_side = code_side(plan.old, f"code:{_label(plan.old)}")
+    new_side = code_side(plan.new, f"code:{_label(plan.new)}")
+    if old_side is None or new_side is None:
+        return []
+    target = plan.service
+    service = target.service.name
+    if service not in evidence:
+        evidence[service] = _evidence(plan.old, plan.new, plan.layout, target, plan.config,
+                                      plan.repo, plan.changed)
+    diff = DiffRequest(old=old_side.snapshot.display, new=new_side.snapshot.display,
+                       validate=False, loaded_config=plan.config, evidence=evidence.get(service),
+                       profile=request.profile or (plan.layout.profile if plan.layout else None),
+                       silent_failures=request.silent_failures,
+                       exempt_error_codes=request.exempt_error_codes,
+                       free_form=request.free_form, disabled=request.disabled,
+                       count_corrections=request.count_corrections)
+    old_snapshot = replace(old_side.snapshot, warnings=old_side.warnings)
+    new_snapshot = replace(new_side.snapshot, warnings=new_side.warnings)
+    report = _api_reference_item(
+        run_snapshots(diff, old_snapshot, new_snapshot, version_record=False), documents)
+    if report.unprovided() and not any(r.findings for _, r in documents):
+        report = replace(report, notes=(
+            "api-ref not updated: the documents show none of these changes", *report.notes))
+    warnings.extend(report.warnings)
+    return [(f"{service} code", report)]
+
+
+def _api_reference_item(report: Report, documents: list[tuple[str, Report]]) -> Report:
+    """The code's report ticks "the API reference" only as the documents' report does (its
+    own gated changes say nothing of the documents): unknown when no document was read."""
+    books = report.bookkeeping
+    if books is None:
+        return report
+    theirs = {item: done for _, other in documents if other.bookkeeping is not None
+              for item, done in other.bookkeeping.checklist}
+    checklist = tuple((item, theirs.get(item) if item.startswith("the API reference") else done)
+                      for item, done in books.checklist)
+    return replace(report, bookkeeping=replace(books, checklist=checklist))
+
+
+def _label(revision: Revision) -> str:
+    """How a code side names its revision (`code:3f2a9c1`; `code:` is the working tree,
+    `code::` the index)."""
+    if revision.on_disk:
+        return ""
+    return ":" if revision.label == "" else (revision.label or str(revision.commit)[:12])
+
+
+def _touched(plan: ChangePlan, request: CheckRequest) -> tuple[str, ...]:
+    return tuple(path for name in request.files
+                 if possible_path(name) and (path := _in_repo(plan.repo,
+                                                             Path(name).absolute())))
 
 
 @dataclass(frozen=True)
@@ -134,7 +201,8 @@ class ChangePlan:
     config: Config
     layouts: tuple[Layout | None, Layout | None]  # found at the old and new revisions
     layout: Layout | None  # the one judged by: the new revision's, else the old's
-    targets: tuple[Target, ...]
+    targets: tuple[Target, ...]  # those the request's files touch, when it names some
+    service: Target  # the repository's first document (its service's settings, evidence)
     changed: tuple[str, ...]  # the paths that differ, from the top
 
 
@@ -152,12 +220,13 @@ def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                          ".needs-microversion.yaml, or compare two files with 'diff'",
                          str(repo.top))
     changed = _changed_paths(repo, old, new)
+    first = targets[0]
     if request.files:
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files
                    if possible_path(name)}  # a name no file system takes touches nothing
         targets = [t for t in targets if _touches(touched, t, new, layout)]
     return ChangePlan(repo, old, new, config, (old_layout, new_layout), layout,
-                      tuple(targets), changed)
+                      tuple(targets), first, changed)
 
 
 def _diff_target(plan: ChangePlan, target: Target, request: CheckRequest,

@@ -18,16 +18,16 @@ from needs_microversion.documents.files import possible_path
 from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.judge import Judgement, judge, side_warnings
-from needs_microversion.load import Validation, empty_snapshot, load_pair
+from needs_microversion.load import Validation, empty_snapshot, is_code, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
-from needs_microversion.model.extensions import ADVERTISED_KEY
+from needs_microversion.model.extensions import ADVERTISED_KEY, CODE_KEY
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, names_a_microversion, parse_version
 from needs_microversion.profiles import (
     DEFAULT_PROFILE, NOVA_EXEMPT_CODES, experimental_operations, get_profile)
-from needs_microversion.repository.evidence import RepositoryEvidence
+from needs_microversion.repository.evidence import RepositoryEvidence, edits_view_code
 from needs_microversion.repository.maxima import settle_maxima
 from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
 from needs_microversion.rules import get
@@ -96,6 +96,8 @@ def run_diffs(request: DiffRequest) -> list[tuple[str | None, Report]]:
 
 def _folder_names(text: str) -> list[str] | None:
     """The files of a folder given as a path or as REV:PATH; None for anything else."""
+    if is_code(text):
+        return None  # a revision's code: one contract
     path = Path(text)
     if path.is_dir():
         return folder_files(path)
@@ -136,36 +138,55 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
     if request.strict and not request.validate:
         raise InputError("--strict turns validation problems into errors: it cannot go with "
                          "--no-validate")
-    config = request.loaded_config or load_config(request.config)
-    service = choose_service(config, request)
-    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
-    options = build_options(request, service)
-    evidence = request.evidence or _evidence_from_texts(request, config, service)
     old, new, validation = (empty_snapshot(request.old), empty_snapshot(request.new),
                             Validation.none()) if record else load_pair(
         request.old, request.new, validate=request.validate, strict=request.strict,
         root=Path(request.root) if request.root else None)
     with validation:  # a failure below ends the child still validating
-        settled = settle_maxima(old, new, evidence, request.old_version, request.new_version,
-                                service.released_max or (
-                                    evidence.released_max if evidence else None))
-        old, new = settled.old, settled.new
-        catch_up = request.catch_up if request.catch_up is not None else service.catch_up
-        if catch_up is None:
-            catch_up = "api-ref" in (old.source, new.source)
-        options = replace(options, documentation_catch_up=catch_up,
-                          code_changed=evidence.code_changed if evidence else None)
-        report = diff_snapshots(old, new, options, evidence, settled.doc_maxima, validation,
-                                documents_decide=settled.documents_decide,
-                                acknowledgements=service.acknowledgements)
-        if evidence is not None and (evidence.old_file or evidence.new_file):
-            report = replace(report, bookkeeping=bookkeeping(
-                evidence, report, profile=profile.name, released_max=old.max_version))
-        report = replace(report, notes=(*settled.notes, *_base_path_notes(old, new),
-                                        *report.notes),
-                         warnings=(*report.warnings, *_unknown_claims(options, old, new),
-                                   *_lower_maximum(old, new)))
-        return report
+        return _judged(request, old, new, validation)
+
+
+def run_snapshots(request: DiffRequest, old: Snapshot, new: Snapshot,
+                  version_record: bool = True) -> Report:
+    """The report of two snapshots already read (the contract a revision's code declares,
+    beside its documents: `check`); `version_record=False` leaves the changes of the API's
+    maximum out (the documents' report says them)."""
+    with collector_paused():
+        return _judged(request, old, new, Validation.none(), version_record)
+
+
+def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Validation,
+            version_record: bool = True) -> Report:
+    config = request.loaded_config or load_config(request.config)
+    service = choose_service(config, request)
+    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
+    options = build_options(request, service)
+    evidence = request.evidence or _evidence_from_texts(request, config, service)
+    settled = settle_maxima(old, new, evidence, request.old_version, request.new_version,
+                            service.released_max or (
+                                evidence.released_max if evidence else None))
+    old, new = settled.old, settled.new
+    catch_up = request.catch_up if request.catch_up is not None else service.catch_up
+    if catch_up is None:
+        catch_up = "api-ref" in (old.source, new.source)
+    # The code is the API, not a description of it: it corrects nothing (its response
+    # schemas aside: rule response-schema reads those).
+    code = any(side.source == "code" or side.info(CODE_KEY) is True for side in (old, new))
+    options = replace(options, documentation_catch_up=catch_up and not code,
+                      corrections=options.corrections and not code, code_contract=code,
+                      view_code_changed=edits_view_code(evidence.changed_paths)
+                      if evidence else None,
+                      code_changed=evidence.code_changed if evidence else None)
+    report = diff_snapshots(old, new, options, evidence, settled.doc_maxima, validation,
+                            documents_decide=settled.documents_decide,
+                            acknowledgements=service.acknowledgements,
+                            version_record=version_record)
+    if evidence is not None and (evidence.old_file or evidence.new_file):
+        report = replace(report, bookkeeping=bookkeeping(
+            evidence, report, profile=profile.name, released_max=old.max_version))
+    return replace(report, notes=(*settled.notes, *_base_path_notes(old, new), *report.notes),
+                   warnings=(*report.warnings, *_unknown_claims(options, old, new),
+                             *_lower_maximum(old, new)))
 
 
 def _unknown_claims(options: Options, old: Snapshot, new: Snapshot) -> list[str]:
@@ -230,7 +251,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
                    evidence: RepositoryEvidence | None = None,
                    doc_maxima: tuple[Version | None, Version | None] | None = None,
                    validation: Validation | None = None, documents_decide: bool = True,
-                   acknowledgements: Sequence[Acknowledgement] = ()) -> Report:
+                   acknowledgements: Sequence[Acknowledgement] = (),
+                   version_record: bool = True) -> Report:
     """Compare, then judge (`judge`: every pass that makes or changes a verdict). The
     validation problems are waited for only after the comparison, which they never change.
     `documents_decide`: neither a version file nor the user says what the old maximum is."""
@@ -245,7 +267,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot, options: Options,
     return judge(Judgement(
         tuple(changes), options, old, new, evidence, doc_maxima, tuple(acknowledgements),
         datetime.date.today(), side_warnings((old.display, old.warnings),
-                                             (new.display, new.warnings))))
+                                             (new.display, new.warnings)),
+        version_record=version_record))
 
 
 def _microversioned(snapshot: Snapshot) -> bool:

@@ -19,7 +19,8 @@ from needs_microversion.compare.schema_search import SchemaSearch
 from needs_microversion.compare.taint import MISSING, RefTaint
 from needs_microversion.loaders.apiref.prose import says_removed
 from needs_microversion.model.change import Area, Change, Kind, Retired
-from needs_microversion.model.extensions import LOCATION_KEY
+from needs_microversion.model.extensions import (
+    DISCRIMINATOR_KEY, LOCATION_KEY, OPENSTACK_KEY, QUERY_KEY, UNDECLARED_KEY, openstack_range)
 from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
@@ -144,7 +145,8 @@ class Comparer:
                               new=b and b.display)]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,
                                                 b.description, a.location, b.location))
-        out += self.diff_parameters(op, a.parameters, b.parameters, va, vb)
+        out += self.code_query(op, self.diff_parameters(op, a.parameters, b.parameters, va, vb),
+                               va, vb, (a.location, b.location))
         out += self.diff_content(op, "request", a.request_content, b.request_content, va, vb)
         if a.request_required != b.request_required and a.request_content and b.request_content:
             out.append(op.change("request-body", "changed", "required", old=a.request_required,
@@ -156,6 +158,26 @@ class Comparer:
                                  new=sorted(b.security), old_location=a.location,
                                  new_location=b.location))
         return out
+
+    def code_query(self, op: _OpContext, changes: list[Change], va: Version, vb: Version,
+                   places: tuple[Location, Location]) -> list[Change]:
+        """What the code's whole query schema says beyond its parameters (`QUERY_KEY`): a
+        query schema declared where none was makes the parameters it names coverage, and
+        "no other query parameter" (`additionalProperties: false`) turned on or off is a
+        change of what is accepted."""
+        before = _query_at(self.old.operations.raw.get(op.key), va)
+        after = _query_at(self.new.operations.raw.get(op.key), vb)
+        if before is _UNDECLARED and isinstance(after, dict):
+            changes = [evolve(c, declared=True) if c.area == "query-parameter"
+                       and c.kind == "added" else c for c in changes]
+        if isinstance(before, dict) and isinstance(after, dict):
+            others = (_others(before), _others(after))
+            if others[0] != others[1]:
+                changes.append(op.change("query-parameter", "changed", "free-form",
+                                         detail="additionalProperties", old=others[0],
+                                         new=others[1], old_location=places[0],
+                                         new_location=places[1]))
+        return changes
 
     def since(self, versions: VersionRange | None, version: Version) -> Version | None:
         return since(versions, version, self.floor)
@@ -300,6 +322,34 @@ def _retired(responses: Mapping[str, Response], version: Version, documentation:
     return ""
 
 
+_UNDECLARED = object()  # the code declares no query schema there: any parameter goes
+
+
+def _query_at(raw: Any, version: Version) -> Any:
+    """The query schema the code declares for an operation at a version: a dict,
+    `_UNDECLARED`, or None (no code document, no query part)."""
+    node = raw[1].get(QUERY_KEY) if isinstance(raw, tuple) and len(raw) > 1 \
+        and isinstance(raw[1], dict) else None
+    for _ in range(8):  # containers, bounded
+        if not isinstance(node, dict):
+            return None
+        if node.get(UNDECLARED_KEY) is True:
+            return _UNDECLARED
+        variants = node.get("oneOf")
+        ext = node.get(OPENSTACK_KEY)
+        if not (isinstance(variants, list) and isinstance(ext, dict)
+                and ext.get(DISCRIMINATOR_KEY) == "microversion"):
+            return node
+        node = next((v for v in variants if isinstance(v, dict)
+                     and openstack_range(v).contains(version)), None)
+    return None
+
+
+def _others(query: dict[str, Any]) -> bool:
+    """Whether a query schema accepts parameters it does not name (JSON Schema's default)."""
+    return query.get("additionalProperties", True) is not False
+
+
 class _OpContext:
     """Builds Changes for one operation, turning raw places into Locations."""
 
@@ -333,7 +383,7 @@ class _OpContext:
                            new_location=self.place(rel.new_at, self.comparer.new, owners[1]),
                            inferred=inferred or rel.inferred, free_form=rel.free_form,
                            since=rel.since, delta=rel.delta, example_types=rel.example_types,
-                           example_listed=rel.example_listed,
+                           example_listed=rel.example_listed, declared=rel.declared,
                            everywhere=rel.whole,
                            # prose announcing a microversion is gated on it, wherever seen
                            gated=parse_version(rel.new) if rel.aspect == "announcement"

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 from needs_microversion.compare.announcements import Announcements
 from needs_microversion.compare.samples import since
 from needs_microversion.model.change import Aspect, Kind
-from needs_microversion.model.extensions import EXAMPLE_KEY, EXAMPLE_UNLISTED_KEY
+from needs_microversion.model.extensions import (
+    EXAMPLE_KEY, EXAMPLE_UNLISTED_KEY, UNDECLARED_KEY)
 from needs_microversion.model.schema import Prop, RawSchema, Schema, SchemaLookup
 from needs_microversion.model.versions import Version
 
@@ -39,6 +40,7 @@ class Rel(NamedTuple):
     # at a type change; whether it showed an added key beside the table.
     example_types: frozenset[str] | None = None
     example_listed: bool = False
+    declared: bool = False  # the old schema was undeclared (code), the new one is not
     # Removed whole: the new document has the element at no version, so it is first seen
     # removed where the old one starts it, and is removed at every version it had.
     whole: bool = False
@@ -78,6 +80,16 @@ class PairDiff:
 
     def own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
             ) -> Iterable[Rel | Child]:
+        """The pair's own differences and the pairs below it; where the old side is a schema
+        the code declared none of (anything went), each difference is coverage."""
+        found = self._own(sa, sb, va, vb, direction)
+        if not (_undeclared(sa) and not _undeclared(sb)):
+            return found
+        return (item._replace(declared=True) if isinstance(item, Rel) else item
+                for item in found)
+
+    def _own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
+             ) -> Iterable[Rel | Child]:
         at: dict[str, Any] = {"old_at": sa.location, "new_at": sb.location,
                               "inferred": sa.inferred or sb.inferred}
         if self.announcements.old_max is not None:
@@ -201,6 +213,11 @@ def _example_listed(old: Schema, name: str) -> bool:
     node = old.location.node
     keys = node.get(EXAMPLE_UNLISTED_KEY) if isinstance(node, dict) else None
     return isinstance(keys, list) and name in keys
+
+
+def _undeclared(schema: Schema) -> bool:
+    node = schema.location.node
+    return isinstance(node, dict) and node.get(UNDECLARED_KEY) is True
 
 
 def _description(schema: Schema) -> str:

@@ -99,6 +99,9 @@ class Change:
     example_types: frozenset[str] | None = None
     example_listed: bool = False
     retired: Retired = ""  # a 410 Gone added: why it retires the operation
+    # The old side declared nothing here (the code validated no schema: anything went) and
+    # the new side declares one: what the code already did, written down (coverage).
+    declared: bool = False
     version_event: VersionEvent = ""  # a change of the API's maximum: which kind
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
     everywhere: bool = False  # at every version (the element had, for one removed whole)

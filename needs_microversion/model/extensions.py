@@ -43,6 +43,16 @@ PROSE_KEY: Final = "x-needs-microversion-prose"
 ASIDES_KEY: Final = "x-needs-microversion-asides"
 # On an operation: the bodies its examples show, ["request", "response"], read or not.
 EXAMPLE_BODIES_KEY: Final = "x-needs-microversion-example-bodies"
+# What the code loader writes (loaders/code): a schema where the code declares none (it
+# validates nothing there, so anything goes); an operation's whole query schema as written
+# (OpenAPI parameters cannot say "no other query parameter"); the release that removed an
+# operation (410 Gone, nova's `@wsgi.removed`); a value the static reader could not compute.
+UNDECLARED_KEY: Final = "x-needs-microversion-undeclared"
+QUERY_KEY: Final = "x-needs-microversion-query"
+REMOVED_KEY: Final = "x-needs-microversion-removed"
+OPAQUE_KEY: Final = "x-needs-microversion-opaque"
+# On `info`: the document is the contract a service's code declares (loaders/code).
+CODE_KEY: Final = "x-needs-microversion-code"
 
 
 def openstack_range(node: Mapping[str, Any]) -> VersionRange:

@@ -135,3 +135,18 @@ def _version_file(revision: Revision, layout: Layout, strict: bool) -> VersionFi
         if strict:
             raise
         return None
+
+
+def edits_view_code(paths: tuple[str, ...] | None) -> bool | None:
+    """Whether a change edits API code that makes a response (a controller, a view builder):
+    any API module but the schema modules (`schemas/`, `parameter_types.py`,
+    `response_types.py`), the version file and tests. None: the paths are not known."""
+    if paths is None:
+        return None
+    return any("/api/" in f"/{path}" and path.endswith(".py") and "/tests/" not in path
+               and "/schemas/" not in path and not path.endswith(_NOT_VIEWS)
+               for path in paths)
+
+
+_NOT_VIEWS = ("parameter_types.py", "response_types.py", "api_version_request.py",
+              "versions.py", "microversion.py")

@@ -10,6 +10,7 @@ from needs_microversion.rules.attribute import Attribute
 from needs_microversion.rules.base import Rule
 from needs_microversion.rules.catch_up import CatchUp
 from needs_microversion.rules.correction import CorrectionRule
+from needs_microversion.rules.coverage import Coverage
 from needs_microversion.rules.documentation_only import DocumentationOnly
 from needs_microversion.rules.experimental import Experimental
 from needs_microversion.rules.header import Header
@@ -17,13 +18,16 @@ from needs_microversion.rules.media_type import MediaType
 from needs_microversion.rules.prior_500 import PriorServerError
 from needs_microversion.rules.query_parameter import QueryParameter
 from needs_microversion.rules.resource_url import ResourceUrl
+from needs_microversion.rules.response_schema import ResponseSchema
 from needs_microversion.rules.security import Security
 from needs_microversion.rules.silent_failure import SilentFailure
 from needs_microversion.rules.status_code import StatusCode
+from needs_microversion.rules.unread_value import UnreadValue
 from needs_microversion.rules.version_discovery import VersionDiscovery
 
 RULES: tuple[Rule, ...] = (
-    SilentFailure(), PriorServerError(), CatchUp(), CorrectionRule(), Announced(), StatusCode(),
+    SilentFailure(), PriorServerError(), CatchUp(), CorrectionRule(), Coverage(),
+    ResponseSchema(), UnreadValue(), Announced(), StatusCode(),
     Attribute(), QueryParameter(), ResourceUrl(), Header(), AllowedValues(), MediaType(),
     Security(),
     Experimental(), DocumentationOnly(), VersionDiscovery(),

@@ -27,7 +27,7 @@ class AllowedValues(Rule):
     """
 
     id = "allowed-values"
-    order = 11
+    order = 14
     question = "Did we change the allowed values of a non-free-form field?"
     finding_ids = ("value-added", "value-removed")
 

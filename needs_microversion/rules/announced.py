@@ -50,7 +50,7 @@ class Announced(Rule):
     """
 
     id = "announced"
-    order = 5
+    order = 8
     question = "Does the prose announce a behaviour change at a new microversion?"
     finding_ids = ("microversion-announced", "maximum-raised", "version-not-served")
 

@@ -32,7 +32,7 @@ class Attribute(Rule):
     """
 
     id = "attribute"
-    order = 7
+    order = 10
     question = "Did we add or remove an attribute to a payload?"
     finding_ids = ("attribute-added", "attribute-removed", "attribute-changed", "free-form-key")
 

@@ -39,6 +39,11 @@ class Options:
     # Whether either document writes microversions, in an element or its version-discovery
     # sample (set per comparison).
     gated_documents: bool = False
+    # The snapshots are the contract a service's code declares (set per comparison), and
+    # whether the change edits code that returns bodies (controllers, views: not only the
+    # schema modules); None: not known.
+    code_contract: bool = False
+    view_code_changed: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class DocumentationOnly(OverrideRule):
     """
 
     id = "documentation-only"
-    order = 15
+    order = 18
     question = "Does the change leave the API's code untouched?"
     finding_ids = ("documentation-only",)
 

@@ -33,7 +33,7 @@ class Experimental(OverrideRule):
     """
 
     id = "experimental"
-    order = 14
+    order = 17
     question = "Is the changed API experimental?"
     finding_ids = ("experimental-api",)
 

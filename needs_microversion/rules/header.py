@@ -30,7 +30,7 @@ class Header(Rule):
     """
 
     id = "header"
-    order = 10
+    order = 13
     question = "Did we add or remove a request or response header?"
     finding_ids = ("request-header-added", "request-header-removed", "response-header-added",
                    "response-header-removed", "header-changed", "inapplicable-header-removed")

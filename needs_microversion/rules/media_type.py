@@ -27,7 +27,7 @@ class MediaType(Rule):
     """
 
     id = "media-type"
-    order = 12
+    order = 15
     question = "Did we add or remove a request or response media type?"
     finding_ids = ("media-type-added", "media-type-removed")
 

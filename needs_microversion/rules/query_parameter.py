@@ -29,7 +29,7 @@ class QueryParameter(Rule):
     """
 
     id = "query-parameter"
-    order = 8
+    order = 11
     question = "Did we add or remove an accepted query string parameter or value?"
     finding_ids = ("query-parameter-added", "query-parameter-removed", "query-parameter-changed",
                    "query-value-added", "query-value-removed")

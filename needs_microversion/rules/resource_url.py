@@ -30,7 +30,7 @@ class ResourceUrl(Rule):
     """
 
     id = "resource-url"
-    order = 9
+    order = 12
     question = "Did we add or remove a resource url?"
     finding_ids = ("operation-added", "operation-removed", "path-parameter-changed")
 

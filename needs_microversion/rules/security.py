@@ -27,7 +27,7 @@ class Security(Rule):
     """
 
     id = "security"
-    order = 13
+    order = 16
     question = "Did we change what authorises a request?"
     finding_ids = ("security-changed",)
 

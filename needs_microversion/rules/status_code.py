@@ -50,7 +50,7 @@ class StatusCode(Rule):
     """
 
     id = "status-code"
-    order = 6
+    order = 9
     question = "Are we changing what status code is returned?"
     finding_ids = ("status-code-added", "status-code-removed", "error-code-exempt",
                    "authentication-documented", "api-retired", "server-error-documented")

@@ -39,7 +39,7 @@ class VersionDiscovery(OverrideRule):
     """
 
     id = "version-discovery"
-    order = 16
+    order = 19
     question = "Is the changed operation the API's version discovery?"
     finding_ids = ("version-discovery",)
 

@@ -10,6 +10,8 @@ schemas by identity too).
 
 from __future__ import annotations
 
+from needs_microversion.model.extensions import OPAQUE_KEY
+
 import re
 from typing import Any
 
@@ -17,7 +19,6 @@ from needs_microversion.loaders.code.records import Unread
 from needs_microversion.loaders.code.values import Opaque, Symbolic
 from needs_microversion.model.extensions import LOCATION_KEY
 
-OPAQUE_KEY = "x-needs-microversion-opaque"
 _MAX_DEPTH = 100
 _MAX_NODES = 2_000_000  # a document far larger than nova's (~60,000 schema nodes)
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -26,16 +26,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from needs_microversion.loaders.code.output import OPAQUE_KEY, Converter
+from needs_microversion.loaders.code.output import Converter
+from needs_microversion.model.extensions import OPAQUE_KEY
 from needs_microversion.loaders.code.records import (
     CodeOperation, Declared, Implementation, range_key)
 from needs_microversion.model.extensions import (
-    DISCRIMINATOR_KEY, LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY)
+    DISCRIMINATOR_KEY, LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY,
+    CODE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY)
 from needs_microversion.model.versions import ALL, Version, VersionRange
 
-UNDECLARED_KEY = "x-needs-microversion-undeclared"
-QUERY_KEY = "x-needs-microversion-query"
-REMOVED_KEY = "x-needs-microversion-removed"
 _MEDIA = "application/json"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 Piece = tuple[VersionRange, tuple[Declared, ...], str]  # (where, declared there, location)
@@ -50,7 +49,7 @@ def build_document(project: str, operations: tuple[CodeOperation, ...],
         key = f"{op.path}#{op.action}" if op.action else op.path
         paths.setdefault(key, {})[op.method.lower()] = _operation(op, converter)
     info = {"title": f"{project} (code)",
-            "version": str(max_version) if max_version else "unversioned"}
+            "version": str(max_version) if max_version else "unversioned", CODE_KEY: True}
     return {"openapi": "3.1.0", "info": info, "paths": paths}
 
 

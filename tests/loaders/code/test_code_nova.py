@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from needs_microversion.loaders.code.contract import read_code_contract
-from needs_microversion.loaders.code.to_openapi import QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY
+from needs_microversion.model.extensions import QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY
 from needs_microversion.loaders.openapi.builder import load_openapi
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import LOCATION_KEY, OPENSTACK_KEY

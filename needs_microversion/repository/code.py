@@ -1,0 +1,75 @@
+"""The contract a revision's code declares, as a snapshot the comparison reads like any
+document (`loaders/code`: read statically from the revision's files, never imported).
+
+    side = code_side(revision, "code:HEAD~1")   # None: the code declares no contract here
+    side.snapshot, side.warnings                 # elements the reader could not read
+    touches_api_code(changed_paths, project)     # does a change edit the API's code?
+
+Its elements are located in the code (`nova/api/openstack/compute/keypairs.py:123`, from the
+repository's top), so annotations go on the files a change edits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from needs_microversion.errors import InputError
+from needs_microversion.loaders.code.contract import read_code_contract
+from needs_microversion.loaders.openapi.builder import load_openapi
+from needs_microversion.model.document import Document
+from needs_microversion.model.snapshot import Snapshot
+from needs_microversion.model.versions import Version
+from needs_microversion.repository.layout import KNOWN
+from needs_microversion.repository.revision import Revision
+from needs_microversion.repository.versionfile import read_version_file
+
+# The projects whose code declares its whole contract (routes, decorators, schemas).
+CODE_PROJECTS = ("nova", "masakari")
+
+
+@dataclass(frozen=True)
+class CodeSide:
+    snapshot: Snapshot
+    warnings: tuple[str, ...]  # what the reader could not read, file and line
+
+
+def code_side(revision: Revision, display: str) -> CodeSide | None:
+    """The code contract at `revision`, named `display`; None when the revision holds no
+    code that declares one. An InputError when it cannot be read within its bounds."""
+    files = revision.files()
+    contract = read_code_contract(
+        revision.read, files, read_many=lambda paths: dict(revision.read_many(paths)),
+        max_version=_max_version(revision, files))
+    if contract is None:
+        return None
+    top = Path("/", "code")
+    doc = Document(path=top, display=display, root=top, text="", data=contract.document,
+                   format="code")
+    warnings = tuple(f"{u.file}:{u.line}: the code's value could not be read ({u.reason}); "
+                     "its changes are not seen" for u in contract.unread)
+    return CodeSide(load_openapi(doc, source="code"), warnings)
+
+
+def touches_api_code(paths: tuple[str, ...] | None, project: str) -> bool:
+    """Whether a change edits the API's code (not its tests): what the code contract is
+    read for. Unknown paths (None): assume it does."""
+    if paths is None:
+        return True
+    prefix = f"{project}/api/"
+    return any(path.startswith(prefix) and path.endswith(".py") and "/tests/" not in path
+               for path in paths)
+
+
+def _max_version(revision: Revision, files: tuple[str, ...]) -> Version | None:
+    """The version file's maximum at the revision (the contract's `info.version`)."""
+    present = set(files)
+    for project in CODE_PROJECTS:
+        for path in KNOWN[project].version_files:
+            if path in present:
+                text = revision.text(path)
+                try:
+                    return read_version_file(text, path).max_version if text else None
+                except InputError:
+                    return None
+    return None
