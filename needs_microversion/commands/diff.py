@@ -27,7 +27,7 @@ from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, names_a_microversion, parse_version
 from needs_microversion.profiles import (
     DEFAULT_PROFILE, NOVA_EXEMPT_CODES, experimental_operations, get_profile)
-from needs_microversion.repository.evidence import RepositoryEvidence, edits_view_code
+from needs_microversion.repository.evidence import RepositoryEvidence
 from needs_microversion.repository.maxima import settle_maxima
 from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
 from needs_microversion.rules import get
@@ -174,8 +174,7 @@ def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Vali
     code = any(side.source == "code" or side.info(CODE_KEY) is True for side in (old, new))
     options = replace(options, documentation_catch_up=catch_up and not code,
                       corrections=options.corrections and not code, code_contract=code,
-                      view_code_changed=edits_view_code(evidence.changed_paths)
-                      if evidence else None,
+                      view_code_changed=evidence.view_code_changed if evidence else None,
                       code_changed=evidence.code_changed if evidence else None)
     report = diff_snapshots(old, new, options, evidence, settled.doc_maxima, validation,
                             documents_decide=settled.documents_decide,

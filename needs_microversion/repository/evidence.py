@@ -14,6 +14,7 @@ through `Revision`: bounded, confined reads; nothing is imported or executed.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,9 @@ class RepositoryEvidence:
     notes: tuple[str, ...] = ()  # release notes added or changed
     code_changed: bool | None = None  # None: the changed paths are unknown
     changed_paths: tuple[str, ...] | None = None
+    # Whether the change edits code that makes a response (not only schemas, decorators):
+    # None when unknown.
+    view_code_changed: bool | None = None
 
     @property
     def old_max(self) -> Version | None:
@@ -103,7 +107,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
         None if changed_paths is None else any(
             is_code(path) and not _inside(path, (*layout.documents, *layout.samples))
             for path in changed_paths),
-        changed_paths)
+        changed_paths, edits_view_code(changed_paths, (old, new)))
 
 
 def is_code(path: str) -> bool:
@@ -137,16 +141,34 @@ def _version_file(revision: Revision, layout: Layout, strict: bool) -> VersionFi
         return None
 
 
-def edits_view_code(paths: tuple[str, ...] | None) -> bool | None:
+def edits_view_code(paths: tuple[str, ...] | None,
+                    sides: tuple[Revision, Revision] | None = None) -> bool | None:
     """Whether a change edits API code that makes a response (a controller, a view builder):
     any API module but the schema modules (`schemas/`, `parameter_types.py`,
-    `response_types.py`), the version file and tests. None: the paths are not known."""
+    `response_types.py`), the version file and tests. With both revisions at hand, a module
+    whose only edits are decorators and imports (`@validation.response_body_schema(...)`
+    added to a controller) makes no other response. None: the paths are not known."""
     if paths is None:
         return None
-    return any("/api/" in f"/{path}" and path.endswith(".py") and "/tests/" not in path
-               and "/schemas/" not in path and not path.endswith(_NOT_VIEWS)
-               for path in paths)
+    views = [path for path in paths if "/api/" in f"/{path}" and path.endswith(".py")
+             and "/tests/" not in path and "/schemas/" not in path
+             and not path.endswith(_NOT_VIEWS)]
+    if sides is None:
+        return bool(views)
+    return any(_body(sides[0].text(path)) != _body(sides[1].text(path)) for path in views)
 
 
 _NOT_VIEWS = ("parameter_types.py", "response_types.py", "api_version_request.py",
               "versions.py", "microversion.py")
+# What declares the contract rather than computing a response: decorator lines (and their
+# continuation lines up to the closing parenthesis), imports, comments, blank lines.
+_DECLARATION = re.compile(r"^\s*@(?:validation|wsgi|extensions)\.[^\n]*(?:\n[ \t]+[^\n@]*?\))?"
+                          r"|^\s*(?:from\s+\S+\s+)?import\s[^\n]*|^\s*#[^\n]*", re.M)
+
+
+def _body(text: str | None) -> str | None:
+    """A module's text without what only declares the contract, spacing normalised."""
+    if text is None:
+        return None
+    return "\n".join(line.strip() for line in _DECLARATION.sub("", text).splitlines()
+                     if line.strip())

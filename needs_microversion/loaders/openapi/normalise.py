@@ -153,13 +153,15 @@ class SchemaTable:
         return props
 
     def _items(self, raw: RawSchema) -> tuple[RawSchema | None, dict[str, RawSchema]]:
-        """`items`: one schema, or (Swagger/3.0 tuple form) a schema per position."""
+        """`items`: one schema, or (Swagger/3.0 tuple form) a schema per position, named as
+        JSON Schema 2020-12 names them (`prefixItems`): one contract in either spelling
+        (nova 49c4638fd5 moved its schemas from one to the other)."""
         items = raw.node.get("items")
         subs: dict[str, RawSchema] = {}
         if isinstance(items, list):
             base = RawSchema(raw.doc, items, (*raw.pointer, "items"))
             for i, sub in enumerate(items):
-                subs[f"{{items:{i}}}"] = self._child(base, i, sub)
+                subs[f"{{prefixItems:{i}}}"] = self._child(base, i, sub)
         single = self._child(raw, "items", items) if isinstance(items, (dict, bool)) else None
         return single, subs
 
