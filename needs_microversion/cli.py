@@ -245,6 +245,57 @@ def history(
 
 
 @app.command()
+def drift(
+    revision: Annotated[Optional[str], typer.Argument(
+        help="The revision to read (default: the working tree).")] = None,
+    fmt: Format = "text",
+) -> int:
+    """Compare the operations the code declares with those api-ref documents, at one revision:
+    operations only one side has, microversion ranges that differ, query parameters only
+    one side names (nova, masakari). A report: the exit code is 0.
+
+    Example: needs-microversion drift HEAD --format markdown
+    """
+    from needs_microversion import console
+    from needs_microversion.commands.drift import DriftRequest, run_drift
+    from needs_microversion.report import render
+
+    report = run_drift(DriftRequest(revision))
+    return console.emit(render(report, fmt), report.warnings, 0)
+
+
+@app.command()
+def export(
+    revision: Annotated[Optional[str], typer.Argument(
+        help="The revision whose code to read (default: the working tree).")] = None,
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write the document here (default: stdout).")] = None,
+    yaml_out: Annotated[bool, typer.Option(
+        "--yaml/--json", help="YAML instead of JSON.")] = False,
+) -> int:
+    """Write the contract the code declares (nova, masakari) as an OpenAPI 3.1 document with
+    `x-openstack` microversion bounds, for other tools to read.
+
+    Example: needs-microversion export HEAD -o compute.json
+    """
+    from needs_microversion import console
+    from needs_microversion.commands.export import run_export
+
+    text = run_export(revision, as_yaml=yaml_out)
+    if output is None:
+        return console.emit(text, (), 0)
+    from pathlib import Path
+
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        from needs_microversion.errors import InputError
+
+        raise InputError(f"cannot write: {exc.strerror or exc}", output) from None
+    return 0
+
+
+@app.command()
 def rules(
     rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.")
                        ] = None,

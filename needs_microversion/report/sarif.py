@@ -18,7 +18,7 @@ from needs_microversion import __version__
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report.common import (
     Labelled, annotation_place, in_worktree, severity, standing)
-from needs_microversion.rules import RULES
+from needs_microversion.rules import REPORT_RULES
 from needs_microversion.rules.base import Rule
 
 SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
@@ -42,7 +42,7 @@ def render_sarif(report: Report) -> str:
 
 
 def as_sarif(report: Report) -> dict[str, Any]:
-    index = {rule.id: i for i, rule in enumerate(RULES)}
+    index = {rule.id: i for i, rule in enumerate(REPORT_RULES)}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -52,7 +52,7 @@ def as_sarif(report: Report) -> dict[str, Any]:
                 "version": __version__,
                 "semanticVersion": __version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [_rule(rule) for rule in RULES],
+                "rules": [_rule(rule) for rule in REPORT_RULES],
             }},
             "results": [_result(report, finding, index) for finding in report.findings],
             "properties": {

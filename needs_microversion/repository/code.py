@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.code.contract import read_code_contract
+from needs_microversion.loaders.code.records import CodeContract
 from needs_microversion.loaders.openapi.builder import load_openapi
 from needs_microversion.model.document import Document
 from needs_microversion.model.snapshot import Snapshot
@@ -34,13 +36,23 @@ class CodeSide:
     warnings: tuple[str, ...]  # what the reader could not read, file and line
 
 
+def code_document(revision: Revision) -> dict[str, Any] | None:
+    """The code contract at `revision` as the OpenAPI document the loader writes."""
+    contract = _contract(revision)
+    return None if contract is None else contract.document
+
+
+def _contract(revision: Revision) -> CodeContract | None:
+    files = revision.files()
+    return read_code_contract(
+        revision.read, files, read_many=lambda paths: dict(revision.read_many(paths)),
+        max_version=_max_version(revision, files))
+
+
 def code_side(revision: Revision, display: str) -> CodeSide | None:
     """The code contract at `revision`, named `display`; None when the revision holds no
     code that declares one. An InputError when it cannot be read within its bounds."""
-    files = revision.files()
-    contract = read_code_contract(
-        revision.read, files, read_many=lambda paths: dict(revision.read_many(paths)),
-        max_version=_max_version(revision, files))
+    contract = _contract(revision)
     if contract is None:
         return None
     top = Path("/", "code")

@@ -12,6 +12,7 @@ from needs_microversion.rules.catch_up import CatchUp
 from needs_microversion.rules.correction import CorrectionRule
 from needs_microversion.rules.coverage import Coverage
 from needs_microversion.rules.documentation_only import DocumentationOnly
+from needs_microversion.rules.drift import Drift
 from needs_microversion.rules.experimental import Experimental
 from needs_microversion.rules.header import Header
 from needs_microversion.rules.media_type import MediaType
@@ -32,10 +33,14 @@ RULES: tuple[Rule, ...] = (
     Security(),
     Experimental(), DocumentationOnly(), VersionDiscovery(),
 )
+# Rules that judge no change, and the reports they make (`needs-microversion drift`): every
+# finding id the tool can emit is declared in RULES or here.
+DRIFT = Drift()
+REPORT_RULES: tuple[Rule, ...] = (*RULES, DRIFT)
 
 
 def get(rule_id: str) -> Rule:
-    for rule in RULES:
+    for rule in REPORT_RULES:
         if rule.id == rule_id:
             return rule
     raise InputError(f"unknown rule {rule_id!r} (see 'needs-microversion rules')")

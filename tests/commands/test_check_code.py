@@ -171,3 +171,34 @@ def test_the_code_side_of_diff(project: Project, run_cli, monkeypatch) -> None:
     code, out, err = run_cli("diff", "code:no-such-rev", "code:HEAD", "--no-validate")
     assert code == 2 and err.count("\n") == 1
     git(project.top, "status")  # the repository is left as it was
+
+
+def test_drift_between_the_code_and_api_ref(project: Project, run_cli, monkeypatch) -> None:
+    """The small nova documents its servers API in api-ref and declares a widgets API in code:
+    each side's operations are the other's drift; the report's exit code is 0."""
+    monkeypatch.chdir(project.top)
+    code, out, err = run_cli("drift", "HEAD", "--format", "json")
+    assert code == 0, err
+    found = {(c["id"], c["operation"]) for c in json.loads(out)["changes"]}
+    assert ("operation-undocumented", "GET /widgets") in found
+    assert ("operation-unserved", "GET /servers/{server_id}") in found
+    code, out, err = run_cli("drift", "HEAD", "--format", "sarif")
+    assert code == 0 and '"ruleId": "drift"' in out
+
+
+def test_export_writes_a_valid_openapi_document(project: Project, run_cli, monkeypatch,
+                                                tmp_path: Path) -> None:
+    from openapi_spec_validator import validate
+
+    monkeypatch.chdir(project.top)
+    target = tmp_path / "widgets.json"
+    code, _, err = run_cli("export", "HEAD", "-o", str(target))
+    assert code == 0, err
+    document = json.loads(target.read_text())
+    validate(document)
+    show = document["paths"]["/widgets/{id}"]["get"]
+    assert show["x-openstack"] == {"min-ver": "2.3"}
+    assert show["parameters"][0] == {"name": "id", "in": "path", "required": True,
+                                     "schema": {"type": "string"}}
+    code, out, _ = run_cli("export", "HEAD", "--yaml")
+    assert code == 0 and out.startswith("openapi: 3.1.0")

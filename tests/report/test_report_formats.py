@@ -25,7 +25,7 @@ from needs_microversion.model.versions import Version
 from needs_microversion.report import FORMATS, render
 from needs_microversion.report.github import escape_data, escape_property
 from needs_microversion.report.text import colour_wanted, render_text
-from needs_microversion.rules import RULES
+from needs_microversion.rules import REPORT_RULES
 
 SARIF_SCHEMA = SHARED / "reference" / "schemas" / "sarif-schema-2.1.0.json"
 ANSI = re.compile(r"\x1b\[")
@@ -187,8 +187,8 @@ def test_sarif_matches_the_official_schema(case: str, diff: Diff) -> None:
     driver = run["tool"]["driver"]
     assert driver["name"] == "needs-microversion" and driver["version"]
     assert driver["informationUri"].startswith("https://")
-    assert [r["id"] for r in driver["rules"]] == [rule.id for rule in RULES]
-    for descriptor, rule in zip(driver["rules"], RULES, strict=True):
+    assert [r["id"] for r in driver["rules"]] == [rule.id for rule in REPORT_RULES]
+    for descriptor, rule in zip(driver["rules"], REPORT_RULES, strict=True):
         assert descriptor["shortDescription"]["text"] == rule.question
         assert descriptor["fullDescription"]["text"] != rule.question  # from the docstring
         assert "What it checks" in descriptor["help"]["text"]

@@ -10,19 +10,21 @@ schemas by identity too).
 
 from __future__ import annotations
 
-from needs_microversion.model.extensions import OPAQUE_KEY
-
 import re
 from typing import Any
 
 from needs_microversion.loaders.code.records import Unread
 from needs_microversion.loaders.code.values import Opaque, Symbolic
-from needs_microversion.model.extensions import LOCATION_KEY
+from needs_microversion.model.extensions import LOCATION_KEY, OPAQUE_KEY
 
 _MAX_DEPTH = 100
 _MAX_NODES = 2_000_000  # a document far larger than nova's (~60,000 schema nodes)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SYMBOL = re.compile(r"<[A-Za-z_][\w.]*\([^<>]*\)#[0-9a-f]{12}>")
+# Keywords whose value maps names to schemas: the map itself is no schema, so it gets no
+# location (a key `x-needs-microversion-location` there would read as one more property).
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                          "dependentSchemas"})
 
 
 class Converter:
@@ -40,7 +42,7 @@ class Converter:
         found = self._origins.get(id(value))
         return found[1] if found is not None and found[0] is value else None
 
-    def convert(self, value: Any, depth: int = 0) -> Any:
+    def convert(self, value: Any, depth: int = 0, located: bool = True) -> Any:
         if type(value) is str:
             if "#" in value and "<" in value:  # a helper's symbol spliced into a string
                 self.symbolic.update(_SYMBOL.findall(value))
@@ -63,21 +65,22 @@ class Converter:
             return {OPAQUE_KEY: "data nested too deeply, too large, or containing itself"}
         self._active.add(id(value))
         try:
-            result = self._container(value, depth)
+            result = self._container(value, depth, located)
         finally:
             self._active.discard(id(value))
         self._memo[id(value)] = (value, result)
         return result
 
-    def _container(self, value: Any, depth: int) -> Any:
+    def _container(self, value: Any, depth: int, located: bool = True) -> Any:
         if isinstance(value, dict):
             result = {}
             for key, inner in value.items():
                 # Plain strings and numbers, most of a schema, skip the call.
                 result[key if type(key) is str else _key(key)] = (
                     inner if type(inner) in _SCALARS and not (
-                        type(inner) is str and "#" in inner) else self.convert(inner, depth + 1))
-            where = self.origin(value)
+                        type(inner) is str and "#" in inner)
+                    else self.convert(inner, depth + 1, located=key not in _SCHEMA_MAPS))
+            where = self.origin(value) if located else None
             if where is not None:
                 result[LOCATION_KEY] = where
             return result
