@@ -33,6 +33,7 @@ import fnmatch
 import os
 import posixpath
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_config, \
@@ -43,13 +44,15 @@ from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.loaders.git.worktree import worktree_changes
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree, warning_place
-from needs_microversion.repository.code import CODE_PROJECTS, code_side, touches_api_code
+from needs_microversion import forked
+from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, as_side, \
+    code_reading, code_side, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
 from needs_microversion.repository.revision import Revision
+from needs_microversion.repository.sides import choose_sides
 
-DEFAULT_BASES = ("@{upstream}", "origin/HEAD", "main", "master")
 # Files in a document's folder tree that a `$ref` may point at.
 _REF_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -103,7 +106,8 @@ def run_check(request: CheckRequest) -> CheckResult:
         repo = Repo.find(here, "not inside a git repository, so there is nothing to compare "
                                "the documents with", str(here))
         warnings: list[str] = []
-        sides = _sides(repo, request, warnings)
+        sides = choose_sides(repo, request.from_ref, request.to_ref, request.base,
+                             request.staged, warnings)
         if sides is None:
             return CheckResult(warnings=warnings)
         return diff_targets(repo, *sides, request, warnings)
@@ -117,28 +121,54 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     plan = plan_change(repo, old, new, request)
     documents: list[tuple[str, Report]] = []  # none when no API document is touched
     evidence: dict[str, RepositoryEvidence] = {}  # by service: it may name its version file
-    for target in plan.targets:
-        documents += _diff_target(plan, target, request, evidence, warnings)
-    documents += _diff_code(plan, request, evidence, documents, warnings)
+    # The code's contract is read (both sides, each in a child process) while the
+    # documents are compared: the two cost about the same and do not depend on each other.
+    code = _start_code_sides(plan) if _reads_code(plan, request) else None
+    try:
+        for target in plan.targets:
+            documents += _diff_target(plan, target, request, evidence, warnings)
+    except BaseException:
+        for child in code or ():
+            if child is not None:
+                forked.stop(child)
+        raise
+    if code is not None:
+        documents += _diff_code(plan, request, evidence, documents, warnings, code)
     return standing_summed_up(CheckResult(documents, warnings), repo, new, plan.changed,
                               request.all_warnings)
 
 
+def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
+    """Whether the change edits the API's code of a project whose code declares its
+    contract (nova's, masakari's), and no configuration names the documents instead."""
+    project = plan.layout.project if plan.layout is not None else ""
+    return project in CODE_PROJECTS and touches_api_code(plan.changed, project) \
+        and not plan.config.services and not (request.files and not any(
+            touches_api_code((name,), project) for name in _touched(plan, request)))
+
+
+CodeChildren = tuple["forked.Child[CodeReading | None] | None", ...]
+
+
+def _start_code_sides(plan: ChangePlan) -> CodeChildren:
+    """A child reading each side's code contract (none where the platform cannot fork)."""
+    return tuple(forked.start(partial(code_reading, side)) for side in (plan.old, plan.new))
+
+
 def _diff_code(plan: ChangePlan, request: CheckRequest,
                evidence: dict[str, RepositoryEvidence], documents: list[tuple[str, Report]],
-               warnings: list[str]) -> list[tuple[str, Report]]:
-    """The contract the code declares (nova's, masakari's), read at both revisions when the
-    change edits the API's code, judged beside the documents: a contract change only the
-    code shows is a change all the same ("api-ref not updated" is said with it)."""
-    project = plan.layout.project if plan.layout is not None else ""
-    if project not in CODE_PROJECTS or not touches_api_code(plan.changed, project) \
-            or plan.config.services or request.files and not any(
-                touches_api_code((name,), project) for name in _touched(plan, request)):
-        return []
+               warnings: list[str], children: CodeChildren) -> list[tuple[str, Report]]:
+    """The contract the code declares, read at both revisions (by `children`; a side whose
+    child failed is read here, and so fails here if it must), judged beside the documents:
+    a contract change only the code shows is a change all the same ("api-ref not updated"
+    is said with it)."""
     from needs_microversion.commands.diff import DiffRequest, run_snapshots
 
-    old_side = code_side(plan.old, f"code:{_label(plan.old)}")
-    new_side = code_side(plan.new, f"code:{_label(plan.new)}")
+    old_side, new_side = (
+        code_side(side, f"code:{_label(side)}") if reading is None
+        else as_side(reading, f"code:{_label(side)}")
+        for reading, side in zip((None if child is None else forked.result(child)
+                                  for child in children), (plan.old, plan.new), strict=True))
     if old_side is None or new_side is None:
         return []
     target = plan.service
@@ -308,51 +338,6 @@ def _moved_from(old: Layout | None, new: Layout | None, at: Revision) -> str | N
         return None
     before = old.documents[0]
     return before if not at.exists(before) else None
-
-
-# -- the two sides ---------------------------------------------------------------------------
-
-def _sides(repo: Repo, request: CheckRequest, warnings: list[str]
-           ) -> tuple[Revision, Revision] | None:
-    from_ref, to_ref = request.from_ref or None, request.to_ref or None
-    if bool(from_ref) != bool(to_ref):
-        raise InputError("--from-ref and --to-ref (PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF) "
-                         "go together")
-    if from_ref and to_ref:
-        to_commit = _commit(repo, to_ref, "--to-ref")
-        return (_base_side(repo, from_ref, (to_commit, to_ref), "--from-ref"),
-                Revision(repo, to_commit, to_ref))
-    head = repo.commit("HEAD")
-    if head is None:
-        # No commit yet: every document is new.
-        warnings.append(f"{repo.top}: no commit yet; nothing to compare with")
-        return None
-    base = request.base or _default_base(repo)
-    return (_base_side(repo, base, (head, "HEAD"), "--base"),
-            Revision.index(repo) if request.staged else Revision.working(repo))
-
-
-def _default_base(repo: Repo) -> str:
-    for candidate in DEFAULT_BASES:
-        if repo.commit(candidate) is not None:
-            return candidate
-    raise InputError("no base to compare with (no upstream branch, origin/HEAD, main or "
-                     "master): pass --base REV", str(repo.top))
-
-
-def _base_side(repo: Repo, rev: str, other: tuple[str, str], option: str) -> Revision:
-    """The merge-base of `rev` and the other side's (commit, name), named `rev` when it is
-    that very commit, else by its abbreviated id."""
-    commit = _commit(repo, rev, option)
-    base = repo.merge_base(commit, other[0], f"{rev} and {other[1]}")
-    return Revision(repo, base, rev if base == commit else base[:12])
-
-
-def _commit(repo: Repo, rev: str, option: str) -> str:
-    commit = repo.commit(rev)
-    if commit is None:
-        raise InputError(f"{option} {rev}: unknown revision in {repo.top}")
-    return commit
 
 
 def _where(side: Revision) -> str:

@@ -46,8 +46,9 @@ class Comparer:
         self.announcements = Announcements(old, documents_decide)
         self.search = SchemaSearch(old.schemas, new.schemas, self.taint, PairDiff(
             old.schemas, new.schemas, self.announcements, self.floor))
-        # Where rows carry their place in the sources (api-ref), equal rows may differ there.
-        self._rows = any(s.source == "api-ref" or LOCATION_KEY in s.document.text
+        # Where elements carry their place in the sources (api-ref rows, the code's schemas),
+        # equal elements may differ there.
+        self._rows = any(s.source in ("api-ref", "code") or LOCATION_KEY in s.document.text
                          for s in (old, new))
 
     def changes(self) -> list[Change]:

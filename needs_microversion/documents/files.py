@@ -54,7 +54,10 @@ DISK = Disk()
 
 def real(path: str | Path) -> Path:
     """The path with its links followed (`Path.resolve` raises on a loop of links before
-    Python 3.13; a loop here stays a name, and reading it says what is wrong)."""
+    Python 3.13; a loop here stays a name, and reading it says what is wrong). A relative
+    path in a folder deleted under the shell is an InputError, as `current_folder` says."""
+    if not os.path.isabs(path):
+        path = current_folder() / path
     return Path(os.path.realpath(path))
 
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from needs_microversion.documents.parsed import ParsedCache
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.code.contract import read_code_contract
-from needs_microversion.loaders.code.records import CodeContract
+from needs_microversion.loaders.code.records import Unread
 from needs_microversion.loaders.openapi.builder import load_openapi
 from needs_microversion.model.document import Document
 from needs_microversion.model.snapshot import Snapshot
@@ -38,29 +39,78 @@ class CodeSide:
 
 def code_document(revision: Revision) -> dict[str, Any] | None:
     """The code contract at `revision` as the OpenAPI document the loader writes."""
-    contract = _contract(revision)
-    return None if contract is None else contract.document
+    reading = code_reading(revision)
+    return None if reading is None else reading.document
 
 
-def _contract(revision: Revision) -> CodeContract | None:
+@dataclass(frozen=True)
+class CodeReading:
+    """What `check`, `drift` and `export` use of a code contract (what the cache keeps)."""
+
+    document: dict[str, Any]
+    unread: tuple[Unread, ...]
+
+
+def code_reading(revision: Revision) -> CodeReading | None:
+    """The revision's code contract: kept from an earlier run when every file it read is
+    the same blob (the hook compares each commit of a branch with one base), else read."""
     files = revision.files()
-    return read_code_contract(
+    max_version = _max_version(revision, files)
+    api = [path for path in files if path.endswith(".py") and "/tests/" not in path
+           and path.startswith(tuple(f"{project}/api/" for project in CODE_PROJECTS))]
+    cache = ParsedCache("code")
+    key = cache.key("code-contract", [("max_version", str(max_version)),
+                                      *((p, i or "") for p, i in revision.blob_ids(api).items())])
+    kept = _kept(cache.get(key), revision, files)
+    if kept is not None:
+        return kept
+    contract = read_code_contract(
         revision.read, files, read_many=lambda paths: dict(revision.read_many(paths)),
-        max_version=_max_version(revision, files))
+        max_version=max_version)
+    if contract is None:
+        return None
+    reading = CodeReading(contract.document, contract.unread)
+    cache.put(key, {"reading": {"document": reading.document,
+                                "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
+                    "inputs": revision.blob_ids(contract.inputs),
+                    "folders": [list(f) for f in contract.folders]})
+    return reading
+
+
+def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading | None:
+    """The kept reading when everything it read is unchanged at `revision`."""
+    try:
+        inputs, folders, kept = entry["inputs"], entry["folders"], entry["reading"]
+        if revision.blob_ids(sorted(inputs)) != inputs or any(
+                _has_modules(files, folder) != present for folder, present in folders):
+            return None
+        return CodeReading(kept["document"], tuple(Unread(f, int(n), r)
+                                                for f, n, r in kept["unread"]))
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return None  # no entry, or not one this tool wrote
 
 
 def code_side(revision: Revision, display: str) -> CodeSide | None:
     """The code contract at `revision`, named `display`; None when the revision holds no
     code that declares one. An InputError when it cannot be read within its bounds."""
-    contract = _contract(revision)
-    if contract is None:
-        return None
+    reading = code_reading(revision)
+    return None if reading is None else as_side(reading, display)
+
+
+def as_side(reading: CodeReading, display: str) -> CodeSide:
+    """A reading (made here or in a child process) as the snapshot compared."""
     top = Path("/", "code")
-    doc = Document(path=top, display=display, root=top, text="", data=contract.document,
+    doc = Document(path=top, display=display, root=top, text="", data=reading.document,
                    format="code")
     warnings = tuple(f"{u.file}:{u.line}: the code's value could not be read ({u.reason}); "
-                     "its changes are not seen" for u in contract.unread)
+                     "its changes are not seen" for u in reading.unread)
     return CodeSide(load_openapi(doc, source="code"), warnings)
+
+
+def _has_modules(files: tuple[str, ...], folder: str) -> bool:
+    """Whether `folder` holds Python modules (how the reader tells a package)."""
+    prefix = f"{folder}/" if folder else ""
+    return any(name.startswith(prefix) and name.endswith(".py") for name in files)
 
 
 def touches_api_code(paths: tuple[str, ...] | None, project: str) -> bool:

@@ -15,6 +15,7 @@ it, never a silent "absent".
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 from collections.abc import Iterator, Sequence
@@ -120,6 +121,21 @@ class Revision:
                 if item is not None and item.sha in found:
                     yield path, found[item.sha]
 
+    def blob_ids(self, paths: Sequence[str]) -> dict[str, str | None]:
+        """Each path's git blob id (None: absent), what a kept reading of these files is
+        keyed by. A commit's or the index's come from the listing, unread; a working-tree
+        file (or a symlink, followed) is read and hashed as git hashes a blob."""
+        ids: dict[str, str | None] = dict.fromkeys(paths)
+        for path in paths:
+            item = None if self.on_disk else self._entry(path)
+            if item is not None and item.mode in ("100644", "100755") and item.sha:
+                ids[path] = item.sha
+            elif item is not None:  # a symlink, followed inside the revision
+                ids[path] = _blob_id(self.read(path))
+        if self.on_disk:
+            ids.update((path, _blob_id(data)) for path, data in self.read_many(paths))
+        return ids
+
     def text(self, path: str, limit: int = MAX_FILE_BYTES) -> str | None:
         raw = self.read(path, limit)
         return None if raw is None else raw.decode("utf-8", "replace")
@@ -143,6 +159,10 @@ class Revision:
                     Entry("100644", "", name) for name in self.repo.untracked()]
             self._listing.update((item.path, item) for item in found)
         return self._listing
+
+
+def _blob_id(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _read_confined(top: Path, path: str, limit: int, display: str) -> bytes | None:

@@ -35,9 +35,9 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
     `max_version`: the version file's maximum at that revision (the caller reads it, with
     the rest of the repository's evidence), written as the document's `info.version`."""
     source = SourceTree(read, listing, read_many)
-    if nova.has_routes(source.files):
+    if nova.has_routes(source):
         project, api, where = "nova", "nova/api/", nova.VERSION_FILE
-    elif masakari.has_routes(source.files):
+    elif masakari.has_routes(source):
         project, api, where = "masakari", "masakari/api/", masakari.VERSION_FILE
     else:
         return None
@@ -61,4 +61,6 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
     found = {(u.file, u.line, u.reason): u for u in [*unread, *converter.unread.values()]}
     return CodeContract(project, operations, document,
                         unread=tuple(sorted(found.values(), key=lambda u: (u.file, u.line))),
-                        symbolic=tuple(sorted(converter.symbolic)))
+                        symbolic=tuple(sorted(converter.symbolic)),
+                        inputs=tuple(sorted(source.inputs)),
+                        folders=tuple(sorted(source.folders.items())))

@@ -41,8 +41,8 @@ _STANDARD = (("GET", "", "index"), ("POST", "", "create"), ("GET", "/{id}", "sho
              ("PUT", "/{id}", "update"), ("DELETE", "/{id}", "delete"))
 
 
-def has_routes(files: frozenset[str]) -> bool:
-    return SETUP_CFG in files and "masakari/api/openstack/extensions.py" in files
+def has_routes(source: SourceTree) -> bool:
+    return source.probe(SETUP_CFG) and source.probe("masakari/api/openstack/extensions.py")
 
 
 def read_routes(interp: Interpreter, source: SourceTree, controllers: ControllerReader,

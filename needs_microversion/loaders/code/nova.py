@@ -20,6 +20,7 @@ from typing import Any
 from needs_microversion.loaders.code.decorators import ControllerReader
 from needs_microversion.loaders.code.interpreter import Interpreter
 from needs_microversion.loaders.code.records import CodeOperation, Unread
+from needs_microversion.loaders.code.source import SourceTree
 from needs_microversion.loaders.code.values import ClassValue, Opaque, Partial
 
 ROUTES_FILE = "nova/api/openstack/compute/routes.py"
@@ -126,6 +127,6 @@ def _at(where: str, reason: str) -> Unread:
     return Unread(file, int(line) if line.isdigit() else 0, reason)
 
 
-def has_routes(files: frozenset[str]) -> bool:
-    return ROUTES_FILE in files
+def has_routes(source: SourceTree) -> bool:
+    return source.probe(ROUTES_FILE)
 

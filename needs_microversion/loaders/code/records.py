@@ -98,3 +98,7 @@ class CodeContract:
     document: dict[str, Any] = field(repr=False)
     unread: tuple[Unread, ...] = ()
     symbolic: tuple[str, ...] = ()  # helper calls kept as `<name(args)#hash>`
+    # What the reading depended on: the files read or looked for, the folders asked about
+    # (and the answer), so that a kept reading is reused only where all are unchanged.
+    inputs: tuple[str, ...] = ()
+    folders: tuple[tuple[str, bool], ...] = ()

@@ -35,6 +35,15 @@ class SourceTree:
         self.files = frozenset(listing)
         self._bytes: dict[str, bytes | None] = {}
         self._dirs: set[str] | None = None
+        # Every path whose presence or content the reading depended on, and every folder
+        # asked about: what a kept reading must find unchanged to be reused.
+        self.inputs: set[str] = set()
+        self.folders: dict[str, bool] = {}
+
+    def probe(self, path: str) -> bool:
+        """Whether `path` is a file of the revision (the reading depends on the answer)."""
+        self.inputs.add(path)
+        return path in self.files
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Read several files in one go when the caller can (one `git cat-file` call)."""
@@ -46,6 +55,7 @@ class SourceTree:
             self._bytes[path] = found.get(path)
 
     def raw(self, path: str) -> bytes | None:
+        self.inputs.add(path)
         if path not in self._bytes:
             self._bytes[path] = self._read(path) if path in self.files else None
         return self._bytes[path]
@@ -83,7 +93,7 @@ class SourceTree:
             return None
         base = dotted.replace(".", "/")
         for path in (base + ".py", base + "/__init__.py"):
-            if path in self.files:
+            if self.probe(path):
                 return path
         return None
 
@@ -95,7 +105,9 @@ class SourceTree:
                 while folder:
                     folder = posixpath.dirname(folder)
                     self._dirs.add(folder)
-        return dotted.replace(".", "/") in self._dirs
+        folder = dotted.replace(".", "/")
+        self.folders[folder] = folder in self._dirs
+        return self.folders[folder]
 
     @staticmethod
     def dotted_name(path: str) -> str:

@@ -1,0 +1,92 @@
+"""What a reader made of some input, kept by the input's content: read once, reused by every
+later run (the hook on a branch compares every commit with the same base; `history` walks
+commits that share most of their files).
+
+    cache = ParsedCache("code")
+    key = cache.key("nova", [(path, blob_sha), ...])   # the inputs, by content
+    data = cache.get(key)                               # None: not kept (or anything odd)
+    cache.put(key, data)                                # best effort
+
+An entry is JSON. Its key covers the inputs' contents, the kind of reading and the reader
+itself (this tool's version and the files of the package that reads), so an upgraded or
+edited reader never reuses an old entry. The folder is `cache_folder`'s: only its own
+entries are ever read or removed, and a cache that cannot be used is no cache, never an
+error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from needs_microversion.cache_folder import CacheFolder
+
+_FORMAT = 1
+_MAX_ENTRY = 64 * 2**20  # nova's code contract is ~7 MB of JSON, an api-ref tree ~3 MB
+_KEEP = 256
+
+
+class ParsedCache:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._folder = CacheFolder.for_kind(f"parsed-{kind}")
+
+    def key(self, reader: str, inputs: Iterable[tuple[str, str]]) -> str:
+        """The key of one reading: the reader's name and stamp, and (name, content digest)
+        of every input it reads."""
+        hasher = hashlib.sha256(json.dumps([_FORMAT, self.kind, reader, _stamp()]).encode())
+        for name, digest in sorted(inputs):
+            hasher.update(f"\0{name}\0{digest}".encode("utf-8", "surrogateescape"))
+        return hasher.hexdigest()
+
+    def get(self, key: str) -> Any:
+        if self._folder is None:
+            return None
+        raw = self._folder.read(self._folder.name(key), _MAX_ENTRY)
+        if raw is None:
+            return None
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
+            return None
+        return entry.get("data")
+
+    def put(self, key: str, data: Any) -> None:
+        if self._folder is None:
+            return
+        try:
+            text = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return  # not plain data: not kept
+        if len(text) > _MAX_ENTRY:
+            return
+        if self._folder.write(self._folder.name(key), text.encode("utf-8", "surrogatepass")):
+            self._folder.prune(_KEEP)
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@cache
+def _stamp() -> tuple[str, tuple[tuple[str, int, int], ...]]:
+    """This tool as installed: its version and the files of the package (an upgrade or an
+    edit rewrites them)."""
+    from needs_microversion import __version__
+
+    package = Path(__file__).resolve().parent.parent
+    stamp = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue
+        stamp.append((str(path.relative_to(package)), status.st_mtime_ns, status.st_size))
+    return __version__, tuple(stamp)

@@ -1,0 +1,155 @@
+"""What a revision's code and api-ref tree read to is kept between runs (issues 35, 37): the
+hook and CI compare every commit of a branch with one base, `history` walks commits that
+share most of their files. A kept reading is the same answer as a fresh one, is reused
+only while everything it read is unchanged, and anything odd in the cache is a miss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from code_repos import NOVA
+from gitrepo import quiet_git
+from repositories import Project, nova_like
+
+from needs_microversion.loaders.git import Repo, checkout
+from needs_microversion.load import _tree_reading
+from needs_microversion.repository import code as code_module
+from needs_microversion.repository.code import code_reading
+from needs_microversion.repository.revision import Revision
+
+__all__ = ["quiet_git"]
+
+SCHEMAS = "nova/api/openstack/compute/schemas/widgets.py"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", str(tmp_path / "cache"))
+    repo = nova_like(tmp_path / "nova")
+    repo.commit({path: text for path, text in NOVA.items()
+                 if path != "nova/api/openstack/api_version_request.py"}, "widgets",
+                max_version="2.5")
+    return repo
+
+
+def _revision(project: Project, rev: str = "HEAD") -> Revision:
+    return Revision.at(Repo.find(project.top, "no repository", str(project.top)), rev)
+
+
+def _entries(project: Project, kind: str) -> list[Path]:
+    return sorted((project.top.parent / "cache" / f"parsed-{kind}").glob("*.json"))
+
+
+def _unread(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the code readings actually made (a kept reading makes none)."""
+    made: list[int] = []
+    real = code_module.read_code_contract
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(code_module, "read_code_contract", counted)
+    return made
+
+
+def test_a_kept_code_reading_is_the_fresh_one(project: Project, monkeypatch) -> None:
+    made = _unread(monkeypatch)
+    fresh = code_reading(_revision(project))
+    kept = code_reading(_revision(project))
+    assert made == [1]
+    assert fresh is not None and kept is not None
+    assert kept.document == json.loads(json.dumps(fresh.document))
+    assert kept.unread == fresh.unread
+    assert len(_entries(project, "code")) == 1
+
+
+def test_the_working_tree_shares_the_commits_reading(project: Project, monkeypatch) -> None:
+    made = _unread(monkeypatch)
+    code_reading(_revision(project))
+    repo = Repo.find(project.top, "no repository", str(project.top))
+    assert code_reading(Revision.working(repo)) is not None
+    assert made == [1]  # the same blobs, hashed from disk as git hashes them
+
+
+def test_an_edited_api_file_is_read_again(project: Project, monkeypatch) -> None:
+    made = _unread(monkeypatch)
+    before = code_reading(_revision(project))
+    text = (project.top / SCHEMAS).read_text()
+    project.commit({SCHEMAS: text.replace("'properties': {'name': parameter_types.name}",
+                                          "'properties': {'name': parameter_types.name, "
+                                          "'colour': {'type': 'string'}}", 1)})
+    after = code_reading(_revision(project))
+    assert made == [1, 1]
+    assert before is not None and after is not None and before.document != after.document
+
+
+def test_a_new_file_an_import_could_now_resolve_to_is_read_again(project: Project,
+                                                                 monkeypatch) -> None:
+    """The key covers the API's files; what else the reading looked for (a stdlib name that
+    a file of the repository would now shadow) is checked before a kept reading is used."""
+    made = _unread(monkeypatch)
+    code_reading(_revision(project))
+    project.commit({"functools.py": "def partial(*a):\n    return a\n"})
+    code_reading(_revision(project))
+    assert made == [1, 1]
+    code_reading(_revision(project))
+    assert made == [1, 1]  # and that reading is kept in turn
+
+
+@pytest.mark.parametrize("junk", [b"", b"{", b"[]", b'{"format": 1, "data": {"inputs": 3}}',
+                                  b'{"format": 1, "data": {"inputs": {}, "folders": [],'
+                                  b' "reading": {"document": {}, "unread": [[1]]}}}'])
+def test_a_damaged_entry_is_a_miss(project: Project, monkeypatch, junk: bytes) -> None:
+    made = _unread(monkeypatch)
+    fresh = code_reading(_revision(project))
+    [entry] = _entries(project, "code")
+    entry.write_bytes(junk)
+    again = code_reading(_revision(project))
+    assert made == [1, 1]
+    assert fresh is not None and again is not None and again.unread == fresh.unread
+
+
+def test_check_says_the_same_with_and_without_kept_readings(project: Project, run_cli,
+                                                           monkeypatch) -> None:
+    text = (project.top / SCHEMAS).read_text()
+    project.commit({SCHEMAS: text.replace("'properties': {'name': parameter_types.name}",
+                                          "'properties': {'name': parameter_types.name, "
+                                          "'colour': {'type': 'string'}}", 1)})
+    monkeypatch.chdir(project.top)
+    args = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate",
+            "--format", "json")
+    outputs = []
+    for cache in ("", str(project.top.parent / "cache"), str(project.top.parent / "cache")):
+        monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", cache)
+        code, out, err = run_cli(*args)
+        outputs.append((code, out))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0][0] == 1
+    assert _entries(project, "code") and _entries(project, "apiref")
+
+
+def test_an_api_ref_tree_is_kept_by_content_whatever_its_commit(project: Project,
+                                                                monkeypatch) -> None:
+    """Two commits with the same api-ref tree share one entry: the tree's in-memory top
+    (which names its commit) is kept as a placeholder and put back."""
+    monkeypatch.chdir(project.top)
+    readings = []
+    project.commit({"README": "unrelated\n"})
+    for rev in ("HEAD~1", "HEAD"):
+        copy = checkout(f"{rev}:api-ref/source")
+        assert copy is not None
+        readings.append((copy.local, _tree_reading(copy.local, copy, "X:api-ref/source",
+                                                   None, None)))
+    assert len(_entries(project, "apiref")) == 1
+    (old_top, old), (new_top, new) = readings
+    assert str(old_top) != str(new_top)
+    assert json.dumps(new.document) == json.dumps(old.document).replace(
+        str(old_top.parents[-2]), str(new_top.parents[-2]))
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")
+    copy = checkout("HEAD:api-ref/source")
+    assert copy is not None
+    assert _tree_reading(copy.local, copy, "X:api-ref/source", None, None) == new
