@@ -1,10 +1,10 @@
 """Microversion bookkeeping: what else a new microversion needs besides the documents.
 
-When a change needs a microversion, the next one is the old maximum plus one minor ("Allocating
-a microversion", seed 001), or the unreleased old maximum when the change may join it (cinder's
-guide; nova's practice); the companion changes of seed 001's "Other necessary changes" are
-listed, each marked done, not done, or unknown: entries in the version file are checked in
-its new text, the API reference against the report's findings, other files against the
+When a change needs a microversion, the next one is the version file's old maximum plus one
+minor ("Allocating a microversion", seed 001), whatever the change wrote; the companion
+changes of seed 001's "Other necessary changes" are listed, each marked done, not done, or
+unknown, by what this change did: entries in the version file are checked against its old
+and new text, the API reference against the report's findings, other files against the
 change's paths (None: not known). The version file itself is read by
 `repository.versionfile` (never imported or executed).
 """
@@ -29,26 +29,28 @@ _ANY_HISTORY = "*version*history*.rst"
 
 def bookkeeping(evidence: RepositoryEvidence, report: Report, *, profile: str = "generic",
                 released_max: Version | None = None) -> Bookkeeping:
-    """The version file at both revisions (None: unknown) against what the report needs.
-
-    With an old maximum above `released_max` (not released yet), that maximum is the one to
-    use: a follow-up change may extend it instead of allocating another.
-    """
+    """The version file at both revisions (None: unknown) against what the report needs;
+    `released_max` is the next microversion's base only where no version file was read.
+    Items are ticked only by what this change did (its paths, its version file's new text
+    for the next microversion), never by an earlier change."""
     old_max, new_max = evidence.old_max, evidence.new_max
     bumped_by_one = None if old_max is None or new_max is None else new_max == old_max.next()
     needed = any(f.verdict == REQUIRED and not f.acknowledged for f in report.findings)
-    if not needed:
+    raised = old_max is not None and new_max is not None and new_max > old_max
+    if not needed or not raised and not report.unprovided():
+        # Nothing to allocate: no change needs one, or every change joins a microversion
+        # the version file already has (merged, not released: cinder's guide allows it).
         return Bookkeeping(_text(old_max), _text(new_max), bumped_by_one, None)
-    next_version = _next_version(report, old_max, released_max)
+    next_version = _next_version(report, old_max, new_max, released_max)
     known = evidence.new_file or evidence.old_file
     convention = known.convention if known else MAX_API_VERSION
-    new_text = evidence.new_file.text if evidence.new_file else None
+    texts = tuple(file.text if file else None for file in (evidence.old_file, evidence.new_file))
     known_file = KNOWN[profile].version_files[0] if profile in KNOWN else None
     path = evidence.version_file or known_file or "the version file"
     history = evidence.history_docs[0] if evidence.history_docs else _history_of(profile)
     gated = {f.change.gated for f in report.findings if f.change.area != "version"}
-    items = _checklist(convention, profile, path, history, next_version, new_text, new_max,
-                       evidence.changed_paths)
+    items = _checklist(convention, profile, path, history, next_version, (texts[0], texts[1]),
+                       (old_max, new_max), evidence.changed_paths)
     items.append((f"the API reference: what changed gated at {next_version or 'it'} "
                   "(min_version, max_version, a version note)",
                   None if next_version is None else next_version in gated))
@@ -56,34 +58,36 @@ def bookkeeping(evidence: RepositoryEvidence, report: Report, *, profile: str = 
                        tuple(items))
 
 
-def _next_version(report: Report, old_max: Version | None, released_max: Version | None
-                  ) -> Version | None:
-    """The microversion the documents gate the changes on, when above the version file's old
-    maximum; else the unreleased old maximum (the change may join it), else the next one."""
-    if old_max is None:
-        return None
-    floor = max(old_max, released_max) if released_max is not None else old_max
-    # Gates the raised maximum does not reach come first: the report asks to raise it there,
-    # and the checklist is about that microversion, not the one already provided.
-    for findings in (report.unprovided(), report.findings):
-        gated = [f.change.gated for f in findings if f.verdict == REQUIRED
-                 and f.change.gated is not None and f.change.gated > floor]
-        if gated:  # the first one: a later gate is a further microversion, or a typo
-            return min(v for v in gated if v is not None)
-    folds = released_max is not None and old_max > released_max
-    return old_max if folds else old_max.next()
+def _next_version(report: Report, old_max: Version | None, new_max: Version | None,
+                  released_max: Version | None) -> Version | None:
+    """The microversion a change that needs one allocates, read from the repository and
+    not from what the change wrote: one above the version file's old maximum (a microversion
+    merged but not released is another change's: the next is above it too), else one above
+    the newest release's maximum. A change that raised the maximum and still gates changes
+    above it (nova 0ffe7b27: 2.50 raised, 2.51 documented) needs the one after its own."""
+    if old_max is not None and new_max is not None and new_max > old_max and any(
+            f.change.gated == new_max.next() for f in report.unprovided()):
+        return new_max.next()
+    base = old_max if old_max is not None else released_max
+    return None if base is None else base.next()
 
 
 def _checklist(convention: str, profile: str, path: str, history: str,
-               version: Version | None, new_text: str | None, new_max: Version | None,
+               version: Version | None, texts: tuple[str | None, str | None],
+               maxima: tuple[Version | None, Version | None],
                changed_paths: Collection[str] | None) -> list[tuple[str, bool | None]]:
     """Seed 001 "Other necessary changes", in its order, as this project spells them."""
     v = str(version) if version else "the new microversion"
+    old_text, new_text = texts
+    old_max, new_max = maxima
 
     def in_text(pattern: str) -> bool | None:
+        """Written by this change: in the version file's new text and not in its old one
+        (an entry an earlier change wrote ticks nothing)."""
         if new_text is None or version is None:
             return None
-        return re.search(pattern, new_text, re.MULTILINE) is not None
+        return re.search(pattern, new_text, re.MULTILINE) is not None and (
+            old_text is None or re.search(pattern, old_text, re.MULTILINE) is None)
 
     def changed(*patterns: str) -> bool | None:
         if changed_paths is None:
@@ -91,7 +95,7 @@ def _checklist(convention: str, profile: str, path: str, history: str,
         return all(any(fnmatch.fnmatchcase(p, pattern) for p in changed_paths)
                    for pattern in patterns)
 
-    at_max = None if new_max is None or version is None else new_max == version
+    at_max = None if new_max is None or version is None else new_max == version != old_max
     ver = re.escape(v)
     items: list[tuple[str, bool | None]] = []
     if convention == MAX_API_VERSION:

@@ -1,24 +1,33 @@
 """Project profiles: where a project's written rules differ from nova's flow chart.
 
 Every project copies nova's chart; they differ in the exceptions around it (reference notes,
-openstack-formats.md section 4):
+openstack-formats.md section 4). One policy for `check` and `diff`: a project differs only
+where its own documentation says so, and `diff` of two api-ref trees picks the profile of
+the project their `conf.py` names, as `check` picks the repository's.
 
 | profile | 400/403/404/415 newly returned | free-form objects | other |
 | --- | --- | --- | --- |
 | nova | exempt (footnote f2) | `os:scheduler_hints` | 410 retires |
-| placement | need a microversion | - | - |
+| placement | exempt: its rules are "modeled after" nova's (architecture.rst) | - | - |
 | cinder | need a microversion | - | no Retry-After note |
 | manila | need a microversion | - | changes to experimental APIs need none; no Retry-After note |
-| ironic | need a microversion | `IRONIC_FREE_FORM`, at any depth | - |
+| ironic | exempt: webapi.rst lists no other rule for codes | `IRONIC_FREE_FORM`, at any depth | - |
 | generic | exempt | `os:scheduler_hints` | 410 retires an API |
 
-`generic` is the profile when neither `--profile` nor the configuration names one, and it keeps
-the behaviour the tool had before profiles existed (footnote f2 on, `os:scheduler_hints`
-free-form). That is justified, not only compatible: the chart as the seed documents state it
-(nova, cyborg) carries footnote f2, senlin's copy has no exception that contradicts it, and the
-scheduler-hints pointer exists in no API but nova's, so it never hides a change elsewhere. A
-project that wants the strict reading (cinder, manila, the API-SIG guideline) picks its profile
-or sets `exempt-error-codes = []`.
+Only cinder's and manila's contributor guides (`api_microversion_dev.rst`) copy nova's chart
+and footnote 1 ("changing the set of allowed status codes from a request is changing the
+contract") without footnote f2: "newly returning 400, 403, 404, 415" is not exempt there.
+placement's `architecture.rst` says its microversion rules are "modeled after" nova's, and
+ironic's `webapi.rst` ("Exceptions from Versioning") adds free-form fields and says nothing
+of status codes, so both keep nova's footnote.
+
+`generic` is the profile when neither `--profile`, the configuration nor the api-ref tree
+names one, and it keeps the behaviour the tool had before profiles existed (footnote f2 on,
+`os:scheduler_hints` free-form). That is justified, not only compatible: the chart as the
+seed documents state it (nova, cyborg) carries footnote f2, senlin's copy has no exception
+that contradicts it, and the scheduler-hints pointer exists in no API but nova's, so it
+never hides a change elsewhere. A project that wants the strict reading (cinder, manila, the
+API-SIG guideline) picks its profile or sets `exempt-error-codes = []`.
 
 Folding is not a profile's: cinder's contributor guide lets a follow-up change reuse a merged
 but unreleased microversion, and every project does the same in practice (nova's 2.102 grew
@@ -99,11 +108,11 @@ _IRONIC_STEPS = (BookkeepingStep("RELEASE_MAPPING['master']['api'] = '{v}' in "
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (
     Profile("nova", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True,
             bookkeeping_steps=_NOVA_STEPS),
-    Profile("placement"),
+    Profile("placement", NOVA_EXEMPT_CODES),
     Profile("cinder", inapplicable_header_exemption=False, bookkeeping_steps=_CINDER_STEPS),
     Profile("manila", experimental_header=MANILA_EXPERIMENTAL_HEADER,
             inapplicable_header_exemption=False),
-    Profile("ironic", free_form_paths=IRONIC_FREE_FORM, bookkeeping_steps=_IRONIC_STEPS),
+    Profile("ironic", NOVA_EXEMPT_CODES, IRONIC_FREE_FORM, bookkeeping_steps=_IRONIC_STEPS),
     Profile("generic", NOVA_EXEMPT_CODES, DEFAULT_FREE_FORM, retired_api_exemption=True),
 )}
 DEFAULT_PROFILE = "generic"

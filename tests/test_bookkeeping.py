@@ -183,34 +183,44 @@ def test_ironic_resolves_the_named_constant() -> None:
                                 "ironic/api/controllers/v1/versions.py"] is False
 
 
-def test_folding_reuses_the_unreleased_maximum() -> None:
+def test_a_merged_unreleased_microversion_is_another_changes() -> None:
+    """cinder 3.71 merged, not released: a change that needs a microversion is told 3.72,
+    whatever it wrote, and nothing the earlier change did ticks its checklist (issue 36)."""
     cinder = '_MAX_API_VERSION = "{}"\n'
-    book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
-                       profile="cinder", released_max=Version(3, 70))
-    assert book.next_version == "3.71"
-    assert dict(book.checklist)["_MAX_API_VERSION = '3.71' in "
-                                "cinder/api/openstack/api_version_request.py"] is True
-    assert "a named constant for 3.71 in cinder/api/microversions.py" in dict(book.checklist)
-    book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED), set(),
-                       profile="cinder", released_max=Version(3, 71))
-    assert book.next_version == "3.72"
+    for released in (Version(3, 70), Version(3, 71)):
+        book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), report(REQUIRED),
+                              set(), profile="cinder", released_max=released)
+        assert book.next_version == "3.72"
+        assert dict(book.checklist)["_MAX_API_VERSION = '3.72' in "
+                                    "cinder/api/openstack/api_version_request.py"] is False
+        assert "a named constant for 3.72 in cinder/api/microversions.py" in dict(book.checklist)
 
 
-def test_the_next_microversion_is_the_one_the_documents_gate_on() -> None:
-    """nova 2.101 merged but unreleased, the change documented at 2.102: the checklist is
-    about 2.102 (with or without the bump), not about joining 2.101."""
-    gated = report(REQUIRED, gated=Version(2, 102))
-    for new_max in ("2.101", "2.102"):
-        book = bookkeeping_of(nova("2.101"), nova(new_max), gated, set(), profile="nova",
-                              released_max=Version(2, 100))
-        assert book.next_version == "2.102"
-        assert dict(book.checklist)[
-            "_MAX_API_VERSION = '2.102' in nova/api/openstack/api_version_request.py"] is \
-            (new_max == "2.102")
-    # Joining the unreleased 2.101 (gated there): that one.
-    joins = bookkeeping_of(nova("2.101"), nova("2.101"), report(REQUIRED, gated=Version(2, 101)),
-                           set(), profile="nova", released_max=Version(2, 100))
-    assert joins.next_version == "2.101"
+def test_a_change_joining_the_unreleased_maximum_allocates_nothing() -> None:
+    """Gated on the merged, unreleased 3.71 (cinder's guide lets a follow-up join it): every
+    change is provided, there is nothing to allocate and no checklist."""
+    cinder = '_MAX_API_VERSION = "{}"\n'
+    joins = Report("old", "new", Version(3, 70), Version(3, 71),
+                   report(REQUIRED, gated=Version(3, 71)).findings)
+    assert not joins.unprovided()
+    book = bookkeeping_of(cinder.format("3.71"), cinder.format("3.71"), joins, set(),
+                          profile="cinder", released_max=Version(3, 70))
+    assert book.next_version is None and book.checklist == ()
+
+
+def test_the_next_microversion_does_not_follow_what_the_change_wrote() -> None:
+    """nova 2.101 merged but unreleased, the change documented at 2.102 or at 2.110: the
+    advice is 2.102 either way; the bump ticks its box only when this change made it."""
+    for gate in (Version(2, 102), Version(2, 110), None):
+        for new_max in ("2.101", "2.102"):
+            changed = {"nova/api/openstack/api_version_request.py"} if new_max == "2.102" \
+                else set()
+            book = bookkeeping_of(nova("2.101"), nova(new_max), report(REQUIRED, gated=gate),
+                                  changed, profile="nova", released_max=Version(2, 100))
+            assert book.next_version == "2.102"
+            assert dict(book.checklist)[
+                "_MAX_API_VERSION = '2.102' in nova/api/openstack/api_version_request.py"] is \
+                (new_max == "2.102")
 
 
 def test_the_next_microversion_is_one_the_raised_maximum_does_not_reach() -> None:

@@ -177,8 +177,8 @@ def test_the_service_of_the_documents_applies(run_cli, project: Path) -> None:
         '[[tool.needs-microversion.services]]\nname = "a"\ndocuments = ["elsewhere"]\n'
         'profile = "cinder"\n'
         '[[tool.needs-microversion.services]]\nname = "b"\ndocuments = ["api"]\n'
-        'profile = "placement"\n')
-    assert diff(run_cli)[0] == 1  # b: placement
+        'profile = "manila"\n')
+    assert diff(run_cli)[0] == 1  # b: manila
     (project / "pyproject.toml").write_text(
         (project / "pyproject.toml").read_text().replace('["api"]', '["nowhere"]'))
     assert diff(run_cli)[0] == 0  # neither: the top level (nova)

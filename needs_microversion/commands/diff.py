@@ -21,12 +21,12 @@ from needs_microversion.judge import Judgement, judge, side_warnings
 from needs_microversion.load import Validation, empty_snapshot, is_code, load_pair
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
-from needs_microversion.model.extensions import ADVERTISED_KEY, CODE_KEY
+from needs_microversion.model.extensions import ADVERTISED_KEY, CODE_KEY, PROJECT_KEY
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, names_a_microversion, parse_version
 from needs_microversion.profiles import (
-    DEFAULT_PROFILE, NOVA_EXEMPT_CODES, experimental_operations, get_profile)
+    DEFAULT_PROFILE, NOVA_EXEMPT_CODES, PROFILES, Profile, experimental_operations, get_profile)
 from needs_microversion.repository.evidence import RepositoryEvidence
 from needs_microversion.repository.maxima import settle_maxima
 from needs_microversion.repository.versionfile import MAX_SOURCE_BYTES, read_version_file
@@ -159,8 +159,8 @@ def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Vali
             version_record: bool = True) -> Report:
     config = request.loaded_config or load_config(request.config)
     service = choose_service(config, request)
-    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
-    options = build_options(request, service)
+    profile = get_profile(request.profile or service.profile or _documented_profile(old, new))
+    options = build_options(request, service, profile)
     evidence = request.evidence or _evidence_from_texts(request, config, service)
     settled = settle_maxima(old, new, evidence, request.old_version, request.new_version,
                             service.released_max or (
@@ -280,14 +280,26 @@ def _microversioned(snapshot: Snapshot) -> bool:
     return names_a_microversion(snapshot.prose())
 
 
-def build_options(request: DiffRequest, service: ServiceConfig | None = None) -> Options:
+def _documented_profile(old: Snapshot, new: Snapshot) -> str:
+    """The profile of the project whose api-ref trees these are (their `conf.py` names the
+    repository), so that `diff` of two trees judges as `check` in that repository does;
+    else `generic`."""
+    for side in (new, old):
+        project = side.info(PROJECT_KEY)
+        if isinstance(project, str) and project in PROFILES:
+            return project
+    return DEFAULT_PROFILE
+
+
+def build_options(request: DiffRequest, service: ServiceConfig | None = None,
+                  profile: Profile | None = None) -> Options:
     """Command line over configuration over profile; lists add up.
 
     `--(no-)exempt-error-codes` forces the nova f2 exemption on or off; without it the
     configuration and then the profile decide.
     """
     service = service or ServiceConfig(name="")
-    profile = get_profile(request.profile or service.profile or DEFAULT_PROFILE)
+    profile = profile or get_profile(request.profile or service.profile or DEFAULT_PROFILE)
     for rule_id in request.disabled:
         get(rule_id)  # unknown ids are a usage error
     exempt = service.exempt_error_codes

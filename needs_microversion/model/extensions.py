@@ -51,6 +51,9 @@ UNDECLARED_KEY: Final = "x-needs-microversion-undeclared"
 QUERY_KEY: Final = "x-needs-microversion-query"
 REMOVED_KEY: Final = "x-needs-microversion-removed"
 OPAQUE_KEY: Final = "x-needs-microversion-opaque"
+# On `info`: the project whose api-ref tree this is, as its Sphinx `conf.py` names the
+# repository (`openstackdocs_repo_name = 'openstack/cinder'`): its profile, when none is given.
+PROJECT_KEY: Final = "x-needs-microversion-project"
 # On `info`: the document is the contract a service's code declares (loaders/code).
 CODE_KEY: Final = "x-needs-microversion-code"
 

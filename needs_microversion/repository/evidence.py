@@ -52,6 +52,7 @@ class RepositoryEvidence:
     # Whether the change edits code that makes a response (not only schemas, decorators):
     # None when unknown.
     view_code_changed: bool | None = None
+    history_gained_in: tuple[str, ...] = ()  # the history documents that gained a version
 
     @property
     def old_max(self) -> Version | None:
@@ -87,10 +88,13 @@ def gather(old: Revision, new: Revision, layout: Layout,
     old_file = _version_file(old, layout, strict)
     new_file = _version_file(new, layout, strict)
     history_added: set[Version] = set()
+    gained: list[str] = []  # the history documents this change added versions to
     for path in layout.history_docs:
         before, after = old.text(path), new.text(path)
         if after is not None and before != after:
-            history_added |= versions_listed(after) - versions_listed(before or "")
+            added = versions_listed(after) - versions_listed(before or "")
+            history_added |= added
+            gained += [path] if added else []
     notes = tuple(path for path in changed_paths or ()
                   if layout.release_notes and path.startswith(layout.release_notes + "/")
                   and path.endswith((".yaml", ".yml")))
@@ -107,7 +111,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
         None if changed_paths is None else any(
             is_code(path) and not _inside(path, (*layout.documents, *layout.samples))
             for path in changed_paths),
-        changed_paths, edits_view_code(changed_paths, (old, new)))
+        changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained))
 
 
 def is_code(path: str) -> bool:

@@ -88,7 +88,7 @@ def evidence_lines(evidence: RepositoryEvidence | None, *, unmarked_documents: b
                      f"({evidence.released.source})")
     if evidence.history_added:
         lines.append(f"version history gained {_versions(evidence.history_added)} "
-                     f"({', '.join(evidence.history_docs)})")
+                     f"({', '.join(evidence.history_gained_in or evidence.history_docs)})")
     if evidence.notes_versions:
         lines.append(f"release notes name {_versions(evidence.notes_versions)} "
                      f"({', '.join(evidence.notes)})")

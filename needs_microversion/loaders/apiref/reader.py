@@ -33,8 +33,13 @@ from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
 from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
 from needs_microversion.model.extensions import (
-    ADVERTISED_KEY, PROSE_KEY, UNREAD_KEY, UNVERIFIED_KEY)
+    ADVERTISED_KEY, PROJECT_KEY, PROSE_KEY, UNREAD_KEY, UNVERIFIED_KEY)
 
+# `openstackdocs_repo_name = 'openstack/nova'` (`repository_name` before openstackdocstheme
+# 2.0): read as text, never run.
+_REPO_NAME = re.compile(r"""^(?:openstackdocs_repo_name|repository_name)[ \t]*=[ \t]*"""
+                        r"""['"]openstack/([A-Za-z0-9_.-]+)['"]""", re.MULTILINE)
+_CONF_BYTES = 256 * 1024
 # An RST comment os-api-ref projects put atop a file until its part is checked against the
 # code (nova's 2016 burndown: method, parameter, example, body).
 _UNVERIFIED = re.compile(r"^\.\. needs:([a-z]+)_verification[ \t]*$", re.MULTILINE)
@@ -60,6 +65,20 @@ def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | 
         if exc.file is None or exc.file.startswith("/") or exc.file == shown:
             raise
         raise InputError(exc.reason, posixpath.join(shown, exc.file), exc.line) from None
+
+
+def _project(srcdir: Path, fs: Files) -> str | None:
+    """The repository the tree's Sphinx configuration names (None: no conf.py, or it names
+    none); a conf.py that cannot be read names nothing: it is not part of the contract."""
+    conf = srcdir / "conf.py"
+    try:
+        if not fs.is_file(conf):
+            return None
+        text = fs.read(conf, str(conf), _CONF_BYTES).decode("utf-8", "replace")
+    except (InputError, OSError):
+        return None
+    found = _REPO_NAME.search(text)
+    return found.group(1).lower() if found else None
 
 
 def _load(source: Path, shown: str, display: str | None, keep_major: bool | None,
@@ -97,6 +116,9 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
     if ctx.unread:
         document["info"][UNREAD_KEY] = {file: sorted(names) for file, names in ctx.unread.items()}
     document["info"][PROSE_KEY] = "\n\n".join(file.text for file in tree.files)
+    project = _project(tree.srcdir, fs)
+    if project is not None:
+        document["info"][PROJECT_KEY] = project
     # Files are named from the tree's folder; with `display`, as the user wrote the folder.
     named = [posixpath.join(display, w) if display else w
              for w in (*tree.warnings, *ctx.warnings, *warnings)]

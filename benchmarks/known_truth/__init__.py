@@ -1,0 +1,1 @@
+"""Known-truth benchmark: see docs/known-truth.md."""
