@@ -6,8 +6,9 @@ In this order, each step a registered pass:
 1. passes over the changes, before any rule (`CHANGE_PASSES`): the corrections that rules
    catch-up and correction read (`rules/corrections.py`); an element with no version note
    read beside the one microversion the change documents (`compare.merge`); documents that
-   write no microversion at all, read as the version file's new one, and the changes of the
-   API's maximum itself (`repository.judging`);
+   write no microversion at all, read as the version file's new one; additions with no
+   version note, owned by a raise of the version file by one; and the changes of the API's
+   maximum itself (`repository.judging`);
 2. each change walks the flow chart: the first rule that answers decides;
 3. passes over the findings (`FINDING_PASSES`): the override rules (`experimental`), each
    asked of every finding in registry order; an api-ref hint on ungated findings still
@@ -23,13 +24,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from needs_microversion.compare.merge import beside_one_microversion
-from needs_microversion.model.change import Change
+from needs_microversion.model.change import Change, describe
 from needs_microversion.model.records import evolve
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import REQUIRED, Finding, Report
 from needs_microversion.model.versions import Version
 from needs_microversion.repository.judging import (
-    attribute_unmarked, evidence_lines, unmarked, version_changes)
+    attribute_unmarked, evidence_lines, owned_by_raise, unmarked, unnoted_warnings,
+    version_changes)
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Context, Options, OverrideRule, Rule
 from needs_microversion.rules.corrections import attach
@@ -76,6 +78,10 @@ def _unmarked_documents(changes: list[Change], judgement: Judgement) -> list[Cha
     return attribute_unmarked(changes, judgement.old, judgement.new, judgement.evidence)
 
 
+def _owned_by_raise(changes: list[Change], judgement: Judgement) -> list[Change]:
+    return owned_by_raise(changes, judgement.evidence)
+
+
 def _version_record(changes: list[Change], judgement: Judgement) -> list[Change]:
     if not judgement.version_record:
         return changes
@@ -84,7 +90,7 @@ def _version_record(changes: list[Change], judgement: Judgement) -> list[Change]
 
 
 CHANGE_PASSES: tuple[ChangePass, ...] = (
-    _corrections, _one_microversion, _unmarked_documents, _version_record)
+    _corrections, _one_microversion, _unmarked_documents, _owned_by_raise, _version_record)
 
 
 def judge(judgement: Judgement) -> Report:
@@ -97,7 +103,8 @@ def judge(judgement: Judgement) -> Report:
     findings = (_first_answer(rules, change, context) for change in changes)
     report = Report(old.display, new.display, old.max_version, new.max_version,
                     tuple(sorted((f for f in findings if f is not None), key=_order)),
-                    options.silent_failures, judgement.warnings,
+                    options.silent_failures,
+                    (*judgement.warnings, *unnoted_warnings(changes)),
                     evidence=evidence_lines(judgement.evidence,
                                             unmarked_documents=unmarked(old, new,
                                                                         judgement.evidence)))
@@ -109,9 +116,27 @@ def judge(judgement: Judgement) -> Report:
 def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Finding | None:
     for rule in rules:
         finding = rule.evaluate(change, context)
-        if finding is not None:
+        if finding is not None and not _set_aside(rule, finding, context):
             return finding
     return None  # every question said no, or the rule that would answer is switched off
+
+
+def _set_aside(rule: Rule, finding: Finding, context: Context) -> bool:
+    """Evidence outranks the documents' wording: when the change edits the API's code, a
+    reading that rests only on what the documents write cannot clear it (the next rules
+    judge the change as the contract change it looks like)."""
+    return context.options.code_changed is True and finding.verdict != REQUIRED \
+        and rule.rests_on_wording(finding)
+
+
+def _wording_reading(change: Change, context: Context) -> Finding | None:
+    """The reading the documents' wording offered for a change and the judge set aside."""
+    for rule in RULES:
+        if rule.wording_ids and rule.id not in context.options.disabled:
+            finding = rule.evaluate(change, context)
+            if finding is not None and _set_aside(rule, finding, context):
+                return finding
+    return None
 
 
 def _overrides(report: Report, judgement: Judgement, context: Context) -> Report:
@@ -131,9 +156,20 @@ def _hint(report: Report, judgement: Judgement, context: Context) -> Report:
     if not judgement.options.documentation_catch_up:
         return report
     return replace(report, findings=tuple(
-        evolve(f, message=f"{f.message} (if the code already did this, the document is only "
-               "corrected: no microversion)")
+        evolve(f, message=f"{f.message} ({_hint_for(f.change, context)})")
         if f.verdict == REQUIRED and f.change.gated is None else f for f in report.findings))
+
+
+def _hint_for(change: Change, context: Context) -> str:
+    aside = _wording_reading(change, context)
+    if aside is None:
+        return "if the code already did this, the document is only corrected: no microversion"
+    reading = aside.message
+    for said in ("correction: ", f"{describe(change)}: "):  # the change is named already
+        reading = reading.removeprefix(said)
+    return (f"the documents read it as {aside.id}: {reading}; the change edits the API's "
+            "code, so only evidence clears it: the code serving it before, or a release "
+            "that shipped it")
 
 
 def _acknowledgements(report: Report, judgement: Judgement, context: Context) -> Report:

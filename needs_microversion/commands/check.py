@@ -41,7 +41,6 @@ from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_
 from needs_microversion.documents.files import current_folder, possible_path
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
-from needs_microversion.loaders.git.worktree import worktree_changes
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree, warning_place
 from needs_microversion import forked
@@ -50,7 +49,7 @@ from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, as_si
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
-from needs_microversion.repository.revision import Revision
+from needs_microversion.repository.revision import Revision, changed_paths
 from needs_microversion.repository.sides import choose_sides
 
 # Files in a document's folder tree that a `$ref` may point at.
@@ -249,7 +248,7 @@ def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                          "folder, openapi/swagger files and a version file): name them in "
                          ".needs-microversion.yaml, or compare two files with 'diff'",
                          str(repo.top))
-    changed = _changed_paths(repo, old, new)
+    changed = changed_paths(repo, old, new)
     first = targets[0]
     if request.files:
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files
@@ -443,22 +442,6 @@ def _touches(files: set[str | None], target: Target, new: Revision, layout: Layo
 
 
 # -- the evidence ----------------------------------------------------------------------------
-
-def _changed_paths(repo: Repo, old: Revision, new: Revision) -> tuple[str, ...]:
-    """Paths that differ between the sides, from the repository's top. The working tree is
-    compared by hashing what is read (`worktree_changes`), never by `git diff`, which would
-    refresh the index and run the repository's filters; files not added yet count too (a
-    new release note)."""
-    if new.on_disk:
-        return worktree_changes(repo, str(old.commit))
-    args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-    if new.commit is not None:
-        out = repo.git(*args, str(old.commit), new.commit)
-    else:  # the index against a tree: git reads no working-tree file
-        out = repo.git(*args, "--cached", str(old.commit))
-    names = [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
-    return tuple(sorted(set(names)))
-
 
 def _evidence(old: Revision, new: Revision, layout: Layout | None, target: Target,
               config: Config, repo: Repo, changed: tuple[str, ...]) -> RepositoryEvidence:

@@ -159,9 +159,17 @@ def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Vali
             version_record: bool = True) -> Report:
     config = request.loaded_config or load_config(request.config)
     service = choose_service(config, request)
-    profile = get_profile(request.profile or service.profile or _documented_profile(old, new))
-    options = build_options(request, service, profile)
     evidence = request.evidence or _evidence_from_texts(request, config, service)
+    layout = None
+    if evidence is None and not config.services and ":" in request.old and ":" in request.new:
+        # Two revisions of a repository: read as `check` reads them (git loads only here).
+        from needs_microversion.repository.revisions import revisions_evidence
+
+        found = revisions_evidence(request.old, request.new)
+        evidence, layout = found if found else (None, None)
+    profile = get_profile(request.profile or service.profile or (layout and layout.profile)
+                          or _documented_profile(old, new))
+    options = build_options(request, service, profile)
     settled = settle_maxima(old, new, evidence, request.old_version, request.new_version,
                             service.released_max or (
                                 evidence.released_max if evidence else None))

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from needs_microversion.model.change import BODY_AREAS, HEADER_AREAS, QUERY_AREAS, Area, Change
+from needs_microversion.model.change import BODY_AREAS, JOINING, Change
 from needs_microversion.model.records import evolve
 from needs_microversion.model.versions import Version
 
@@ -87,22 +87,19 @@ def beside_one_microversion(changes: Iterable[Change]) -> list[Change]:
     so they are read as added at V (inferred). A forgotten microversion is still one: V is
     then above what the code serves. Additions at several microversions, or evidence that
     the document only catches up, leave them alone; so does a change with no addition at a
-    microversion (an attribute added with no `min-ver` while the maximum goes up is no part
-    of anything: it leaks into every older microversion)."""
+    microversion (only the repository can tell that the maximum goes up with it:
+    `repository.judging.owned_by_raise`)."""
     changes = list(changes)
     versions = {c.gated for c in changes if c.gated is not None and c.kind == "added"
-                and c.area in _JOINING}
+                and c.area in JOINING}
     if len(versions) != 1:
         return changes
     version = versions.pop()
     return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True)
-            if c.gated is None and c.kind == "added" and c.area in _JOINING
+            if c.gated is None and c.kind == "added" and c.area in JOINING
             and c.correction is None else c for c in changes]
 
 
-# What a microversion adds and a document may forget to mark.
-_JOINING: frozenset[Area] = frozenset({
-    "operation", "status-code", *BODY_AREAS, *QUERY_AREAS, *HEADER_AREAS})
 
 
 def gate(change: Change, version: Version) -> Change:

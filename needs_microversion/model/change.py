@@ -35,6 +35,10 @@ HEADER_AREAS: tuple[Area, ...] = ("request-header", "response-header")
 MEDIA_TYPE_AREAS: tuple[Area, ...] = ("request-media-type", "response-media-type")
 QUERY_AREAS: tuple[Area, ...] = ("query-parameter", "cookie-parameter")
 ADDED_OR_REMOVED: tuple[Kind, ...] = ("added", "removed")
+# What a microversion adds and a document may forget to mark (read beside the microversion
+# the change documents or raises to).
+JOINING: frozenset[Area] = frozenset({
+    "operation", "status-code", *BODY_AREAS, *QUERY_AREAS, *HEADER_AREAS})
 
 _WHERE: dict[Area, str] = {
     "request-body": "request attribute", "response-body": "response attribute",
@@ -105,6 +109,9 @@ class Change:
     version_event: VersionEvent = ""  # a change of the API's maximum: which kind
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
     everywhere: bool = False  # at every version (the element had, for one removed whole)
+    # Gated by the raise of the version file it came with: its document writes no version
+    # note for it (the report asks for one).
+    unnoted: bool = False
     # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
     # them). A label may hold any character: a pattern `{1,255}` is one label.
     merged: tuple[str, ...] = ()

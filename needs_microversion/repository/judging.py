@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from needs_microversion.model.change import Change, VersionEvent
+from needs_microversion.model.change import JOINING, Change, VersionEvent, describe
+from needs_microversion.model.records import evolve
 from needs_microversion.model.snapshot import Location, OpKey, Snapshot
 from needs_microversion.model.versions import Version
 from needs_microversion.repository.evidence import RepositoryEvidence
@@ -64,6 +65,41 @@ def attribute_unmarked(changes: Iterable[Change], old: Snapshot, new: Snapshot,
     version = evidence.new_max
     return [replace(change, gated=version, inferred=True) if change.gated is None else change
             for change in changes]
+
+
+def owned_by_raise(changes: Iterable[Change], evidence: RepositoryEvidence | None
+                   ) -> list[Change]:
+    """Elements added at every version by a change that raises the version file by one, and
+    documents no other microversion: read as that microversion's, the way a reviewer reads
+    ironic's 1.115 change (new fields, `MINOR_115`, no "New in version" note), each marked
+    `unnoted` so that the report asks for its version note. An addition is the only thing
+    a new microversion can own without saying so; a changed or removed element keeps its
+    own reading (a correction, or a change every older version sees), and so does an
+    addition a finder explained (the document catching up), unless the change edits the
+    API's code: then the raise is the evidence, the finder's reading only the documents'."""
+    changes = list(changes)
+    if evidence is None or evidence.old_max is None or evidence.new_max is None \
+            or evidence.new_max != evidence.old_max.next():
+        return changes
+    version = evidence.new_max
+    if any(c.gated is not None and c.gated != version for c in changes
+           if c.kind == "added" and c.area in JOINING):
+        return changes  # the documents name another microversion: theirs to say
+    return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True,
+                   unnoted=True)
+            if c.gated is None and c.kind == "added" and c.area in JOINING
+            and (c.correction is None or evidence.code_changed) else c for c in changes]
+
+
+def unnoted_warnings(changes: Iterable[Change]) -> tuple[str, ...]:
+    """One line per element the raise owns: where it is, and the note it lacks."""
+    return tuple(f"{_where(c)}{describe(c)}: no version note, read as part of {c.gated} (the "
+                 f"version file's new maximum): mark it 'New in version {c.gated}'"
+                 for c in changes if c.unnoted)
+
+
+def _where(change: Change) -> str:
+    return f"{change.new_location}: " if change.new_location is not None else ""
 
 
 def unmarked(old: Snapshot, new: Snapshot, evidence: RepositoryEvidence | None) -> bool:

@@ -26,6 +26,7 @@ from needs_microversion.documents.reading import read_bounded
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Entry, Repo, snapshot_name
 from needs_microversion.loaders.git.repo import SYMLINK
+from needs_microversion.loaders.git.worktree import worktree_changes
 
 MAX_FILE_BYTES = 4 * 2**20  # a version file, a history document or a release note
 _MAX_HOPS = 40  # symlinks followed in a row, like the kernel's limit
@@ -178,3 +179,19 @@ def _read_confined(top: Path, path: str, limit: int, display: str) -> bytes | No
     if not os.path.exists(target):
         return None  # a dangling link: nothing there
     return read_bounded(target, display, limit)
+
+
+def changed_paths(repo: Repo, old: Revision, new: Revision) -> tuple[str, ...]:
+    """Paths that differ between the sides, from the repository's top. The working tree is
+    compared by hashing what is read (`worktree_changes`), never by `git diff`, which would
+    refresh the index and run the repository's filters; files not added yet count too (a
+    new release note)."""
+    if new.on_disk:
+        return worktree_changes(repo, str(old.commit))
+    args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
+    if new.commit is not None:
+        out = repo.git(*args, str(old.commit), new.commit)
+    else:  # the index against a tree: git reads no working-tree file
+        out = repo.git(*args, "--cached", str(old.commit))
+    names = [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
+    return tuple(sorted(set(names)))

@@ -97,6 +97,14 @@ class Rule:
     question: ClassVar[str]
     finding_ids: ClassVar[tuple[str, ...]]
     review: ClassVar[bool] = False  # its findings ask a reviewer to check the code
+    # Its findings that rest only on what the documents write (a `needs:*` marker, prose, an
+    # element gone from every version): a reading of the documents, not evidence about the
+    # API. The judge sets them aside when the change edits the API's code.
+    wording_ids: ClassVar[frozenset[str]] = frozenset()
+
+    def rests_on_wording(self, finding: Finding) -> bool:
+        """Whether the finding is only the documents' word for what the API did."""
+        return finding.id in self.wording_ids
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         """Return a Finding when this question answers for the change, else None."""

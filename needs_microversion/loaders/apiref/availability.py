@@ -151,3 +151,45 @@ def _add(found: set[Version], text: str) -> None:
     version = parse_version(text)
     if version is not None:
         found.add(version)
+
+
+# A status code's own version gate, in a sentence that names the code: "Starting with
+# microversion 2.102, this API returns 409 Conflict ...", "Since microversion 3.71 the
+# request fails with HTTP 409", "New in version 1.115: returns 409 when ...", ".. note::
+# Microversion 2.38 or later returns 400 ...". The sentence must say where the code starts:
+# a word that only names a version ("Prior to 2.102 ...", "no longer returns 409 from
+# 2.36", "202 instead of 200") dates something else.
+_CODE_VERSION = r"(?:the\s+)?(?:API\s+)?(?:micro-?)?(?:version\s+)?v?(\d{1,4}\.\d{1,4})(?![\d.]*\d)"
+_CODE_SINCE = re.compile(
+    rf"(?:\b(?:starting|beginning)\s+(?:with|from|in|at)\s+|\bsince\s+|\bas\s+of\s+"
+    rf"|\b(?:new|added|introduced)\s+in\s+|\bfrom\s+){_CODE_VERSION}"
+    rf"|\b(?:API\s+)?(?:micro-?)?version\s+v?(\d{{1,4}}\.\d{{1,4}})\s+(?:or|and)\s+"
+    rf"(?:later|greater|higher|newer|above)",
+    re.IGNORECASE)
+_CODE_NOT_SINCE = re.compile(r"\b(?:no\s+longer|not|never|instead|rather\s+than|replac\w*|"
+                             r"prior|before|until|up\s+to|removed|earlier|older)\b",
+                             re.IGNORECASE)
+_STATUS = re.compile(r"(?<![\d.])([1-5]\d\d)(?![\d.])")
+
+
+@lru_cache(maxsize=4096)
+def code_gates(text: str) -> tuple[tuple[int, Version], ...]:
+    """(status, first version) for each code a sentence of `text` says starts at a
+    microversion; a code two sentences date differently is left out (neither is sure)."""
+    if "version" not in text.lower():
+        return ()
+    found: dict[int, set[Version]] = {}
+    for paragraph in _paragraphs(text):
+        if _NOT_PROSE.match(paragraph[0]):
+            continue
+        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
+            since = _CODE_SINCE.search(sentence)
+            if since is None or _CODE_NOT_SINCE.search(sentence):
+                continue
+            version = parse_version(since.group(1) or since.group(2))
+            rest = sentence[:since.start()] + " " + sentence[since.end():]
+            for status in {int(code) for code in _STATUS.findall(rest)}:
+                found.setdefault(status, set()).add(version)
+    return tuple((status, next(iter(versions)))
+                 for status, versions in sorted(found.items()) if len(versions) == 1)
+

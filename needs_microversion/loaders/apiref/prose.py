@@ -142,8 +142,10 @@ def caption_versions(text: str) -> str:
 
 def announces_operation(text: str) -> bool:
     """A `versionadded` without field names that dates the operation itself: no text
-    (manila) or "Allocation API was introduced." (ironic), not "Added support for ..."."""
-    return not text.strip() or bool(_OPERATION_WORDS.search(text))
+    (manila) or "Allocation API was introduced." (ironic), not "Added support for ..."
+    nor "The API returns 409 Conflict when ..." (a status code's own version note)."""
+    return not text.strip() or (bool(_OPERATION_WORDS.search(text))
+                                and not _CODE.search(text))
 
 
 def announces_addition(text: str) -> bool:

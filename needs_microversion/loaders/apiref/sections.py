@@ -251,6 +251,7 @@ class _FileReader:
         if current is None:
             return
         tables = [self.apply_notes(t, current.notes) for t in current.tables]
+        self.gate_codes(current)
         self.done.append(Section(
             method=current.method, url=current.url.split("?", 1)[0], title=current.title,
             location=current.location, versions=current.versions,
@@ -455,6 +456,16 @@ class _FileReader:
             text = "\n".join([rest, *body]).strip()
             label = f"{_VERSION_NOTES[block.name]} {version}"
             self.describe(f"{label}: {text}" if text else f"{label}.")
+
+    def gate_codes(self, current: _Open) -> None:
+        """Codes the section's prose says start at a microversion ("Starting with
+        microversion 2.102, this API returns 409"), where their list gives no range."""
+        gates = dict(availability.code_gates("\n\n".join([*current.prose, *current.asides])))
+        for i, code in enumerate(current.codes):
+            since = gates.get(code.status)
+            if since is not None and code.versions == ALL:
+                self.ctx.saw(VersionRange(since, None))
+                current.codes[i] = replace(code, versions=VersionRange(since, None))
 
     def codes(self, current: _Open, kind: str, text: str, line: int) -> None:
         for mention in prose.codes_in(text):

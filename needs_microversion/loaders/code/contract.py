@@ -12,6 +12,7 @@ InputError naming the file: the caller drops the code snapshot with a warning.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from needs_microversion.errors import InputError
@@ -23,7 +24,7 @@ from needs_microversion.loaders.code.records import CodeContract, Unread
 from needs_microversion.loaders.code.source import Read, ReadMany, SourceTree
 from needs_microversion.loaders.code.to_openapi import build_document
 from needs_microversion.loaders.code.values import BudgetExceeded
-from needs_microversion.model.versions import Version
+from needs_microversion.model.versions import Version, parse_version
 
 
 def read_code_contract(read: Read, listing: Sequence[str], *,
@@ -52,7 +53,8 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
         else:
             operations = masakari.read_routes(interp, source, controllers, unread)
         converter = Converter(interp.origins)
-        document = build_document(project, operations, max_version, converter)
+        document = build_document(project, operations, max_version, converter,
+                                  min_version=_min_version(source.text(where)))
     except (RecursionError, MemoryError):
         raise InputError("the code contract could not be read: nested too deeply or too large",
                          where) from None
@@ -64,3 +66,14 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
                         symbolic=tuple(sorted(converter.symbolic)),
                         inputs=tuple(sorted(source.inputs)),
                         folders=tuple(sorted(source.folders.items())))
+
+
+# `_MIN_API_VERSION = '2.1'` (nova), `"1.0"` (masakari): the first microversion the API
+# serves. A range that starts there starts nowhere: `expected_errors((404,), '2.1', '2.101')`
+# beside `expected_errors((404, 409), '2.102')` is the 404 of every version.
+_MIN_API_VERSION = re.compile(r"""^_MIN_API_VERSION\s*=\s*['"](\d+\.\d+)['"]""", re.MULTILINE)
+
+
+def _min_version(text: str | None) -> Version | None:
+    found = _MIN_API_VERSION.search(text or "")
+    return parse_version(found.group(1)) if found else None

@@ -33,7 +33,7 @@ from needs_microversion.loaders.code.records import (
 from needs_microversion.model.extensions import (
     DISCRIMINATOR_KEY, LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY,
     CODE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY)
-from needs_microversion.model.versions import ALL, Version, VersionRange
+from needs_microversion.model.versions import ALL, Version, VersionRange, parse_version
 
 _MEDIA = "application/json"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -41,16 +41,46 @@ Piece = tuple[VersionRange, tuple[Declared, ...], str]  # (where, declared there
 
 
 def build_document(project: str, operations: tuple[CodeOperation, ...],
-                   max_version: Version | None, converter: Converter) -> dict[str, Any]:
+                   max_version: Version | None, converter: Converter, *,
+                   min_version: Version | None = None) -> dict[str, Any]:
+    """`min_version`: the first microversion the API serves (a bound there is no bound)."""
     paths: dict[str, dict[str, Any]] = {}
     for op in operations:
         if not op.implementations:
             continue
         key = f"{op.path}#{op.action}" if op.action else op.path
         paths.setdefault(key, {})[op.method.lower()] = _operation(op, converter)
+    if min_version is not None:
+        _from_the_start(paths, min_version)
     info = {"title": f"{project} (code)",
             "version": str(max_version) if max_version else "unversioned", CODE_KEY: True}
     return {"openapi": "3.1.0", "info": info, "paths": paths}
+
+
+def _from_the_start(node: Any, first: Version) -> None:
+    """Drop every lower bound at the API's first microversion: what starts there was always
+    there, however the code spells it (an undecorated method, or `'2.1'`); and drop the
+    alternatives that end below it (no schema "before 2.1": no such version is served)."""
+    if isinstance(node, dict):
+        bounds = node.get(OPENSTACK_KEY)
+        if isinstance(bounds, dict) and bounds.get(MIN_VERSION_KEYS[0]) == str(first):
+            del bounds[MIN_VERSION_KEYS[0]]
+            if not bounds:
+                del node[OPENSTACK_KEY]
+        variants = node.get("oneOf")
+        if isinstance(variants, list):
+            node["oneOf"] = [v for v in variants if not _ends_before(v, first)] or variants
+        for value in node.values():
+            _from_the_start(value, first)
+    elif isinstance(node, list):
+        for value in node:
+            _from_the_start(value, first)
+
+
+def _ends_before(variant: Any, first: Version) -> bool:
+    bounds = variant.get(OPENSTACK_KEY) if isinstance(variant, dict) else None
+    last = bounds.get(MAX_VERSION_KEYS[0]) if isinstance(bounds, dict) else None
+    return isinstance(last, str) and parse_version(last) < first
 
 
 def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from needs_microversion.loaders.git.copy import URL, LocalCopy, copy_out
 from needs_microversion.loaders.git.repo import Entry, Repo
 
 __all__ = ["Entry", "LocalCopy", "Repo", "cached", "checkout", "folder_listing",
-           "looks_like_rev_path", "names_folder", "snapshot_name"]
+           "looks_like_rev_path", "names_folder", "rev_path", "snapshot_name"]
 
 # `C:\x`, `C:/x`, `C:x` (a drive), `\\server\share`: paths, never revisions.
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:|\\\\)")
@@ -46,7 +46,7 @@ def checkout(text: str, cwd: Path | None = None) -> LocalCopy | None:
     the first colon is a commit (or empty: the index); otherwise an InputError says why the
     name is neither a file nor REV:PATH.
     """
-    found = _rev_path(text, cwd)
+    found = rev_path(text, cwd)
     if found is None:
         return None
     repo, commit, path = found
@@ -56,7 +56,7 @@ def checkout(text: str, cwd: Path | None = None) -> LocalCopy | None:
 def names_folder(text: str) -> bool:
     """Whether REV:PATH names a folder (False for a file, a symlink, or no REV:PATH)."""
     try:
-        found = _rev_path(text, None)
+        found = rev_path(text, None)
     except InputError:  # said again, naming the input, when it is read
         return False
     return found is not None and found[0].entry(found[1], found[2])[0] == "dir"
@@ -65,7 +65,7 @@ def names_folder(text: str) -> bool:
 def folder_listing(text: str, cwd: Path | None = None) -> list[str] | None:
     """The files below REV:PATH when it names a folder, relative to it ("/"-separated);
     None when `text` is not REV:PATH or names a file."""
-    found = _rev_path(text, cwd)
+    found = rev_path(text, cwd)
     if found is None:
         return None
     repo, commit, path = found
@@ -76,7 +76,7 @@ def folder_listing(text: str, cwd: Path | None = None) -> list[str] | None:
                                                                    else []))
 
 
-def _rev_path(text: str, cwd: Path | None) -> tuple[Repo, str | None, str] | None:
+def rev_path(text: str, cwd: Path | None) -> tuple[Repo, str | None, str] | None:
     """(repository, commit or None for the index, path from the top) of REV:PATH."""
     if not looks_like_rev_path(text):
         return None

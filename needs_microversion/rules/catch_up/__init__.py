@@ -71,6 +71,17 @@ class CatchUp(Rule):
     finding_ids = (documents_released_microversion.ID, values_documented.ID,
                    *dict.fromkeys(i for finder in FINDERS for i in finder.ids))
 
+    # What only a marker, a first list of codes or values, or another operation's table
+    # says; an example, a nesting or an older major version shows it instead.
+    wording_ids = frozenset({unverified_section.ID, *first_documented_code.FINDER.ids,
+                             documented_on_resource.ID, values_documented.ID})
+
+    def rests_on_wording(self, finding: Finding) -> bool:
+        """A released microversion the element inherits from its section or file (ironic's
+        file-level `versionadded`) dates the section, not the element."""
+        return super().rests_on_wording(finding) or (
+            finding.id == documents_released_microversion.ID and finding.change.inferred)
+
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not context.options.documentation_catch_up or change.gated is not None:
             return None

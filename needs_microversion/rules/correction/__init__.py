@@ -73,6 +73,11 @@ class CorrectionRule(Rule):
     finding_ids = (corrected.ID, error_code_dropped.ID, removed_at_every_version.ID,
                    *dict.fromkeys(i for finder in FINDERS for i in finder.ids))
     review = True
+    # A correction is the documents' claim that the API always did this; a change of its
+    # code makes the claim the thing to prove (a view that stops returning a field).
+    # Moved locations and names outside the URL are read from the URL's own structure.
+    wording_ids = frozenset({corrected.ID, error_code_dropped.ID, removed_at_every_version.ID,
+                             success_code_swapped.ID, rewritten_in_place.ID})
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         options = context.options
