@@ -187,6 +187,8 @@ def code_gates(text: str) -> tuple[tuple[int, Version], ...]:
             if since is None or _CODE_NOT_SINCE.search(sentence):
                 continue
             version = parse_version(since.group(1) or since.group(2))
+            if version is None:
+                continue
             rest = sentence[:since.start()] + " " + sentence[since.end():]
             for status in {int(code) for code in _STATUS.findall(rest)}:
                 found.setdefault(status, set()).add(version)

@@ -80,7 +80,8 @@ def _from_the_start(node: Any, first: Version) -> None:
 def _ends_before(variant: Any, first: Version) -> bool:
     bounds = variant.get(OPENSTACK_KEY) if isinstance(variant, dict) else None
     last = bounds.get(MAX_VERSION_KEYS[0]) if isinstance(bounds, dict) else None
-    return isinstance(last, str) and parse_version(last) < first
+    version = parse_version(last) if isinstance(last, str) else None
+    return version is not None and version < first
 
 
 def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:
