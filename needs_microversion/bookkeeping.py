@@ -48,7 +48,9 @@ def bookkeeping(evidence: RepositoryEvidence, report: Report, *, profile: str = 
     known_file = KNOWN[profile].version_files[0] if profile in KNOWN else None
     path = evidence.version_file or known_file or "the version file"
     history = evidence.history_docs[0] if evidence.history_docs else _history_of(profile)
-    gated = {f.change.gated for f in report.findings if f.change.area != "version"}
+    # Gated by a version note: an element the raise owns (`unnoted`) still lacks its own.
+    gated = {f.change.gated for f in report.findings
+             if f.change.area != "version" and not f.change.unnoted}
     items = _checklist(convention, profile, path, history, next_version, (texts[0], texts[1]),
                        (old_max, new_max), evidence.changed_paths)
     items.append((f"the API reference: what changed gated at {next_version or 'it'} "

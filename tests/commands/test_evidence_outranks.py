@@ -70,6 +70,9 @@ def test_a_raise_by_one_owns_an_addition_with_no_version_note(
     assert (added["gated"], added["provided"], added["inferred"]) == ("1.6", True, True)
     [warning] = [w for w in report["warnings"] if "owner" in w]
     assert "nodes.inc" in warning and "mark it 'New in version 1.6'" in warning
+    [api_ref] = [i for i in report["bookkeeping"]["checklist"]
+                 if i["item"].startswith("the API reference")]
+    assert api_ref["done"] is False  # the version note is still to be written
 
 
 def test_the_same_addition_without_the_raise_is_not_provided(
