@@ -18,6 +18,7 @@ In this order, each step a registered pass:
 from __future__ import annotations
 
 import datetime
+import http
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -122,11 +123,37 @@ def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Fi
 
 
 def _set_aside(rule: Rule, finding: Finding, context: Context) -> bool:
-    """Evidence outranks the documents' wording: when the change edits the API's code, a
-    reading that rests only on what the documents write cannot clear it (the next rules
-    judge the change as the contract change it looks like)."""
-    return context.options.code_changed is True and finding.verdict != REQUIRED \
-        and rule.rests_on_wording(finding)
+    """Evidence outranks the documents' wording: when the change edits the API's code where
+    the element's name is written (or code too large to read), a reading that rests only on
+    what the documents write cannot clear it (the next rules judge the change as the
+    contract change it looks like). A correction of an element the code change never names
+    (manila's 2.92 fixing the manage-share response rows beside its new field) stands."""
+    options = context.options
+    if options.code_changed is not True or finding.verdict == REQUIRED \
+            or not rule.rests_on_wording(finding):
+        return False
+    return options.code_diff is None or any(
+        name in options.code_diff for name in _names(finding.change))
+
+
+def _names(change: Change) -> tuple[str, ...]:
+    """How code would write the element a change touches: its key or parameter name, a
+    status code's number and phrase (`409`, `conflict`), an operation's URL words."""
+    if change.area == "status-code" and change.status:
+        phrase = _PHRASES.get(change.status, "")
+        return (change.status, *([phrase] if phrase else []))
+    key = change.pointer.rstrip("/").rsplit("/", 1)[-1].strip("*").lower()
+    if key and change.area != "operation":
+        return (key,)
+    return tuple(word.lower() for word in re.findall(r"[A-Za-z_][\w-]{2,}",
+                                                     change.op_key.shape or change.operation)
+                 if word.lower() not in _URL_WORDS) or ("",)
+
+
+# A status code's phrase as code names it (`HTTPConflict`, `exception.NotFound`).
+_PHRASES = {str(s.value): s.phrase.replace(" ", "").replace("-", "").lower()
+            for s in http.HTTPStatus}
+_URL_WORDS = frozenset({"get", "put", "post", "patch", "delete", "head", "action", "detail"})
 
 
 def _wording_reading(change: Change, context: Context) -> Finding | None:

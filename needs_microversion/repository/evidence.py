@@ -53,6 +53,9 @@ class RepositoryEvidence:
     # None when unknown.
     view_code_changed: bool | None = None
     history_gained_in: tuple[str, ...] = ()  # the history documents that gained a version
+    # The code lines the change adds or removes, lower-cased (None: not read, or too much
+    # to read): what a reviewer looks through for the names a document's change touches.
+    code_diff: str | None = None
 
     @property
     def old_max(self) -> Version | None:
@@ -103,15 +106,43 @@ def gather(old: Revision, new: Revision, layout: Layout,
     named: set[Version] = set()
     for _, raw in new.read_many(notes):  # in batches: a change may add thousands
         named |= mentioned_versions(raw.decode("utf-8", "replace"), major)
+    code = None if changed_paths is None else tuple(
+        path for path in changed_paths
+        if is_code(path) and not _inside(path, (*layout.documents, *layout.samples)))
     return RepositoryEvidence(
         layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),
         layout.history_docs,
         frozenset(v for v in named if major is None or v.major == major), notes,
-        None if changed_paths is None else any(
-            is_code(path) and not _inside(path, (*layout.documents, *layout.samples))
-            for path in changed_paths),
-        changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained))
+        None if code is None else bool(code),
+        changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained),
+        _code_diff(code, old, new))
+
+
+# What a change's code diff is read up to: a change larger than this is read as touching
+# every name (the conservative answer).
+_DIFF_FILES = 200
+_DIFF_BYTES = 4 * 1024 * 1024
+
+
+def _code_diff(paths: tuple[str, ...] | None, old: Revision, new: Revision) -> str | None:
+    """The lines of the changed code files that one side has and the other has not."""
+    if paths is None or len(paths) > _DIFF_FILES:
+        return None
+    lines: list[str] = []
+    size = 0
+    for path in paths:
+        try:
+            before, after = old.text(path), new.text(path)
+        except InputError:  # a file read as no text (a link out, a device): unknown
+            return None
+        a, b = set((before or "").splitlines()), set((after or "").splitlines())
+        changed = a ^ b
+        size += sum(len(line) for line in changed)
+        if size > _DIFF_BYTES:
+            return None
+        lines.extend(sorted(changed))
+    return "\n".join(lines).lower()
 
 
 def is_code(path: str) -> bool:

@@ -33,8 +33,10 @@ class Options:
     experimental_header: str | None = None  # lower-case; see experimental
     # The operations whose old document lists the experimental header (set per comparison).
     experimental_operations: frozenset[OpKey] = frozenset()
-    # Whether the change touches the API's code (repository evidence; None: not known).
+    # Whether the change touches the API's code (repository evidence; None: not known), and
+    # the code lines it adds or removes, lower-cased (None: not read).
     code_changed: bool | None = None
+    code_diff: str | None = None
     corrections: bool = True  # see rule correction; --count-corrections turns it off
     # Whether either document writes microversions, in an element or its version-discovery
     # sample (set per comparison).

@@ -134,6 +134,19 @@ def test_a_marker_does_not_clear_a_change_that_edits_the_code(
     assert "only evidence clears it" in change["message"]
 
 
+def test_a_marker_still_clears_a_change_whose_code_never_names_the_element(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    """A document fixed beside an unrelated code change (manila's 2.92 corrected the
+    manage-share response rows beside its new field): the code says nothing of `locked`,
+    so the documents' reading stands."""
+    repo = nova_like(tmp_path / "nova")
+    base = repo.commit(nova_marked(locked=False), "marked")
+    head = repo.commit({**nova_marked(locked=True), NOVA_CODE: "# a fix of the pagination\n"},
+                       "document locked, and fix the pagination")
+    code, report, _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 0 and [c["id"] for c in report["changes"]] == ["unverified-section"]
+
+
 def test_the_same_marker_clears_a_change_of_documents_alone(
         tmp_path: Path, monkeypatch, run_cli) -> None:
     repo = nova_like(tmp_path / "nova")
