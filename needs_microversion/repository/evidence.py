@@ -126,17 +126,20 @@ _DIFF_BYTES = 4 * 1024 * 1024
 
 
 def _code_diff(paths: tuple[str, ...] | None, old: Revision, new: Revision) -> str | None:
-    """The lines of the changed code files that one side has and the other has not."""
+    """The lines of the changed code files that one side has and the other has not (each
+    side read in one git call per batch)."""
     if paths is None or len(paths) > _DIFF_FILES:
+        return None
+    try:
+        before = dict(old.read_many(paths))
+        after = dict(new.read_many(paths))
+    except InputError:  # a file read as no text (a link out, a device): unknown
         return None
     lines: list[str] = []
     size = 0
     for path in paths:
-        try:
-            before, after = old.text(path), new.text(path)
-        except InputError:  # a file read as no text (a link out, a device): unknown
-            return None
-        a, b = set((before or "").splitlines()), set((after or "").splitlines())
+        a = set(before.get(path, b"").decode("utf-8", "replace").splitlines())
+        b = set(after.get(path, b"").decode("utf-8", "replace").splitlines())
         changed = a ^ b
         size += sum(len(line) for line in changed)
         if size > _DIFF_BYTES:
