@@ -158,6 +158,8 @@ _URL_WORDS = frozenset({"get", "put", "post", "patch", "delete", "head", "action
 
 def _wording_reading(change: Change, context: Context) -> Finding | None:
     """The reading the documents' wording offered for a change and the judge set aside."""
+    if context.options.code_changed is not True:
+        return None  # nothing is set aside: no rule need be asked again
     for rule in RULES:
         if rule.wording_ids and rule.id not in context.options.disabled:
             finding = rule.evaluate(change, context)

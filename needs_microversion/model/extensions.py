@@ -72,6 +72,17 @@ def openstack_range(node: Mapping[str, Any]) -> VersionRange:
                         parse_version(ext.get(hi, ext.get(hi_alt))))
 
 
+def version_ext(versions: VersionRange) -> dict[str, str]:
+    """The `x-openstack` bounds that write a range (empty for every version), as the
+    loaders write them and `openstack_range` reads them."""
+    ext = {}
+    if versions.lo is not None:
+        ext[MIN_VERSION_KEYS[0]] = str(versions.lo)
+    if versions.hi is not None:
+        ext[MAX_VERSION_KEYS[0]] = str(versions.hi)
+    return ext
+
+
 def is_container(node: Mapping[str, Any], kind: str) -> bool:
     """A `oneOf` whose `x-openstack` discriminator is `kind` (microversion or action)."""
     ext = node.get(OPENSTACK_KEY)

@@ -37,7 +37,7 @@ from needs_microversion.loaders.apiref import prose
 from needs_microversion.loaders.apiref.records import Row, Table
 from needs_microversion.model.extensions import (
     EXAMPLE_KEY, EXAMPLE_KEYS_KEY, EXAMPLE_UNLISTED_KEY, INFERRED_KEY, LOCATION_KEY,
-    MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY)
+    MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY, version_ext)
 from needs_microversion.model.versions import ALL, VersionRange, parse_version
 
 Schema = dict[str, Any]
@@ -83,15 +83,6 @@ def split_name(name: str) -> list[str]:
             current.append(char)
     parts.append("".join(current))
     return [p for p in parts if p] or [name]
-
-
-def version_ext(versions: VersionRange) -> dict[str, str]:
-    ext = {}
-    if versions.lo is not None:
-        ext[MIN_VERSION_KEYS[0]] = str(versions.lo)
-    if versions.hi is not None:
-        ext[MAX_VERSION_KEYS[0]] = str(versions.hi)
-    return ext
 
 
 def range_of(schema: Schema) -> VersionRange:

@@ -18,11 +18,11 @@ from typing import Any
 
 from needs_microversion.loaders.apiref import prose
 from needs_microversion.loaders.apiref.body import (
-    BodyBuilder, Schema, json_type, range_of, row_schema, version_ext)
+    BodyBuilder, Schema, json_type, range_of, row_schema)
 from needs_microversion.loaders.apiref.records import Code, Row, Section, Table
 from needs_microversion.model.extensions import (
     ASIDES_KEY, EXAMPLE_BODIES_KEY, EXAMPLE_KEYS_KEY, INFERRED_KEY, LOCATION_KEY, MAJORS_KEY,
-    OPENSTACK_KEY)
+    OPENSTACK_KEY, version_ext)
 from needs_microversion.model.versions import ALL, VersionRange
 
 _METHODS = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")

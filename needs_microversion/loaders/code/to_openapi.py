@@ -31,9 +31,9 @@ from needs_microversion.model.extensions import OPAQUE_KEY
 from needs_microversion.loaders.code.records import (
     CodeOperation, Declared, Implementation, range_key)
 from needs_microversion.model.extensions import (
-    DISCRIMINATOR_KEY, LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY,
-    CODE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY)
-from needs_microversion.model.versions import ALL, Version, VersionRange, parse_version
+    DISCRIMINATOR_KEY, LOCATION_KEY, MIN_VERSION_KEYS, OPENSTACK_KEY,
+    CODE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY, openstack_range, version_ext)
+from needs_microversion.model.versions import ALL, Version, VersionRange
 
 _MEDIA = "application/json"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -78,10 +78,8 @@ def _from_the_start(node: Any, first: Version) -> None:
 
 
 def _ends_before(variant: Any, first: Version) -> bool:
-    bounds = variant.get(OPENSTACK_KEY) if isinstance(variant, dict) else None
-    last = bounds.get(MAX_VERSION_KEYS[0]) if isinstance(bounds, dict) else None
-    version = parse_version(last) if isinstance(last, str) else None
-    return version is not None and version < first
+    last = openstack_range(variant).hi if isinstance(variant, dict) else None
+    return last is not None and last < first
 
 
 def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:
@@ -247,15 +245,6 @@ def _response(description: str, location: str, ranges: list[VersionRange]) -> di
 
 
 # -- microversion ranges -----------------------------------------------------------------
-def version_ext(versions: VersionRange) -> dict[str, str]:
-    ext = {}
-    if versions.lo is not None:
-        ext[MIN_VERSION_KEYS[0]] = str(versions.lo)
-    if versions.hi is not None:
-        ext[MAX_VERSION_KEYS[0]] = str(versions.hi)
-    return ext
-
-
 def _bounds(versions: VersionRange) -> dict[str, Any]:
     ext = version_ext(versions)
     return {OPENSTACK_KEY: ext} if ext else {}

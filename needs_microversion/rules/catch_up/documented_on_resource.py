@@ -1,13 +1,6 @@
 """documented-on-resource: a body attribute added to one operation of a resource that the
-old document already gave another operation of the same resource, and still gives.
-
-OpenStack services return one representation of a resource from its show, detailed list,
-create and update operations (`GET /v3/volumes/{id}`, `GET /v3/volumes/detail`, `POST
-/v3/volumes`), enveloped (`volume`, `volumes/*`) or not (ironic's `nodes/*` and bare node).
-An attribute the old document listed for the resource in one of them, and still lists
-there, is part of that representation: adding it to another operation's table documents
-what that operation already returned. The pointer below the envelope, the type and the
-direction must match; actions (`POST .../action`) return something else and are left out.
+old document already gave another operation of the same resource, and still gives: one
+representation of the resource, documented late (why, and what must match: `resource.py`).
 Only a hint (`pairable`).
 """
 
