@@ -2,7 +2,7 @@
 
 Only these are ever "called": `dict`, `list`, `sorted` and friends on plain values,
 `copy.deepcopy`/`copy.copy`, `functools.partial` (kept as a record, never applied), and
-`http.HTTPStatus` members (masakari's status codes). Any other name from outside the
+`http.HTTPStatus` members and `http.client`'s constants (masakari's status codes). Any other name from outside the
 repository (`open`, `__import__`, `os.system`, `eval`) is unknown, never looked up in
 Python's own builtins.
 """
@@ -185,9 +185,14 @@ def external_attribute(module: External, name: str, budget: Budget, copied: Copi
             else shallow_copy(_one(args, kwargs, dotted))))
     if dotted == "functools.partial":
         return Builtin(dotted, _partial)
-    if module.dotted == "http.HTTPStatus" and name in http.HTTPStatus.__members__:
+    if module.dotted in _STATUS_MODULES and name in http.HTTPStatus.__members__:
         return int(http.HTTPStatus[name])
     return External(dotted)
+
+
+# Where the standard library names status codes: `http.HTTPStatus.NOT_FOUND`, and the module
+# constants of `http.client` (`six.moves.http_client` is that module: masakari before 2020).
+_STATUS_MODULES = frozenset({"http.HTTPStatus", "http.client", "six.moves.http_client"})
 
 
 def _partial(args: list[Any], kwargs: dict[str, Any]) -> Partial:

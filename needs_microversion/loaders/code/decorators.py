@@ -189,7 +189,12 @@ class ControllerReader:
             reference = ast.unparse(args[0][1]) if args[0][1] is not None else ""
             versions = self._range(args[1][0], args[2][0], where)
             if kind == "expected_errors":
-                first = _codes(first)
+                read = _codes(first)
+                if isinstance(first, (tuple, list)) and len(read) < len(first):
+                    self.unread.append(_unread(where, "an expected error code not read: "
+                                                      f"{reference}"))
+                if read or isinstance(first, (tuple, list)):
+                    first = read  # else kept as written: nothing of it is a code
             reading.found.setdefault(kind, []).append(Declared(first, versions, where,
                                                                reference))
 
@@ -204,13 +209,11 @@ class ControllerReader:
         return VersionRange(bounds[0], bounds[1])
 
 
-def _codes(value: Any) -> Any:
-    """`expected_errors(404)` and `expected_errors((400, 404))`: a tuple of codes."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
-        return tuple(value)
-    return value
+def _codes(value: Any) -> tuple[int, ...]:
+    """`expected_errors(404)` and `expected_errors((400, 404))`: the codes read (a name
+    from outside the repository, or an expression, is no code)."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    return tuple(v for v in values if isinstance(v, int) and not isinstance(v, bool))
 
 
 def _dotted(node: ast.expr) -> str:

@@ -171,3 +171,23 @@ def test_masakari_routes(make_repo: Any) -> None:
     assert create.requests[1].value["properties"] == {"segment": {"type": "object"}}
     assert contract.document["info"]["version"] == "1.3"
     assert contract.unread == ()
+
+
+def test_masakari_codes_from_http_client_and_names_it_cannot_read(make_repo: Any) -> None:
+    """masakari before 2020 wrote `six.moves.http_client` constants (the standard
+    library's `http.client`); a code the reader cannot compute is said, never sorted beside
+    the numbers (a whole history of masakari stopped there with exit 3)."""
+    segments = SEGMENTS.replace("from http import HTTPStatus",
+                                "from six.moves import http_client\nfrom x import errors")
+    segments = segments.replace(
+        "(HTTPStatus.BAD_REQUEST, HTTPStatus.FORBIDDEN)",
+        "(http_client.BAD_REQUEST, errors.ONE, errors.TWO)").replace("HTTPStatus.", "http_client.")
+    read, listing = make_repo({**MASAKARI, "masakari/api/openstack/ha/segments.py": segments})
+    contract = read_code_contract(read, listing, max_version=Version(1, 3))
+    assert contract is not None
+    index, create = (op.implementations[0] for op in contract.operations[:2])
+    assert [d.value for d in create.errors] == [(403, 409)]
+    assert [d.value for d in index.errors] == [(400,)]
+    assert [u.reason for u in contract.unread] == [
+        "an expected error code not read: (http_client.BAD_REQUEST, errors.ONE, errors.TWO)"]
+    assert set(contract.document["paths"]["/segments"]["get"]["responses"]) >= {"400"}
