@@ -2,9 +2,9 @@
 
 Only these are ever "called": `dict`, `list`, `sorted` and friends on plain values,
 `copy.deepcopy`/`copy.copy`, `functools.partial` (kept as a record, never applied), and
-`http.HTTPStatus` members and `http.client`'s constants (masakari's status codes). Any other name from outside the
-repository (`open`, `__import__`, `os.system`, `eval`) is unknown, never looked up in
-Python's own builtins.
+`http.HTTPStatus` members and `http.client`'s constants (masakari's status codes). Any
+other name from outside the repository (`open`, `__import__`, `os.system`, `eval`) is
+unknown, never looked up in Python's own builtins.
 """
 
 from __future__ import annotations
