@@ -183,8 +183,10 @@ def run_in_repository(
         note = top / "releasenotes" / "notes" / f"note-{index}.yaml"
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(f"---\nfeatures:\n  - Adds microversion {version}.\n")
-    if repository.get("code", True):
-        (top / "service" / "api" / "handler.py").write_text("# the API's code changed\n")
+    code = repository.get("code", True)
+    if code:  # true: code that names nothing of the documents; a string: that code
+        (top / "service" / "api" / "handler.py").write_text(
+            code if isinstance(code, str) else "# the API's code changed\n")
     head = commit(new, versions["new"], repository.get("history", []), "change")
     cwd = Path.cwd()
     os.chdir(top)
