@@ -4,11 +4,12 @@
 
 In this order, each step a registered pass:
 1. passes over the changes, before any rule (`CHANGE_PASSES`): the corrections that rules
-   catch-up and correction read (`rules/corrections.py`); an element with no version note
-   read beside the one microversion the change documents (`compare.merge`); documents that
-   write no microversion at all, read as the version file's new one; additions with no
-   version note, owned by a raise of the version file by one; and the changes of the API's
-   maximum itself (`repository.judging`);
+   catch-up and correction read (`rules/corrections.py`); additions the base revision's
+   code already served (`rules/catch_up/served_before.py`: evidence); an element with no
+   version note read beside the one microversion the change documents (`compare.merge`);
+   documents that write no microversion at all, read as the version file's new one;
+   additions with no version note, owned by a raise of the version file by one; and the
+   changes of the API's maximum itself (`repository.judging`);
 2. each change walks the flow chart: the first rule that answers decides;
 3. passes over the findings (`FINDING_PASSES`): the override rules (`experimental`), each
    asked of every finding in registry order; an api-ref hint on ungated findings still
@@ -35,6 +36,7 @@ from needs_microversion.repository.judging import (
     version_changes)
 from needs_microversion.rules import RULES
 from needs_microversion.rules.base import Context, Options, OverrideRule, Rule
+from needs_microversion.rules.catch_up.served_before import attach_served
 from needs_microversion.rules.corrections import attach
 
 if TYPE_CHECKING:  # records only; reading a configuration is the caller's
@@ -71,6 +73,13 @@ def _corrections(changes: list[Change], judgement: Judgement) -> list[Change]:
                   judgement.options.documentation_catch_up)
 
 
+def _served_before(changes: list[Change], judgement: Judgement) -> list[Change]:
+    evidence = judgement.evidence
+    if evidence is None or not judgement.options.documentation_catch_up:
+        return changes
+    return attach_served(changes, evidence.served)
+
+
 def _one_microversion(changes: list[Change], judgement: Judgement) -> list[Change]:
     return beside_one_microversion(changes)
 
@@ -91,7 +100,8 @@ def _version_record(changes: list[Change], judgement: Judgement) -> list[Change]
 
 
 CHANGE_PASSES: tuple[ChangePass, ...] = (
-    _corrections, _one_microversion, _unmarked_documents, _owned_by_raise, _version_record)
+    _corrections, _served_before, _one_microversion, _unmarked_documents, _owned_by_raise,
+    _version_record)
 
 
 def judge(judgement: Judgement) -> Report:

@@ -59,7 +59,12 @@ OPTIONAL_CASE_KEYS = {"gated", "versions", "swapped", "repository", "invalid"}
 # A case with `repository` runs as `check` in a git repository built around the two
 # documents: its version file at both sides, a release, history entries, release notes, and
 # whether the change touches code (see rules/README.md).
-REPOSITORY_KEYS = {"versions", "released", "history", "notes", "code"}
+REPOSITORY_KEYS = {"versions", "released", "history", "notes", "code", "project", "base-code"}
+# `project: nova`: the version file and history document where nova keeps them, so the
+# code it declares is read (`base-code`: {path: text} written at both revisions; `code` as a
+# mapping: the files the change writes).
+PROJECT_FILES = {"nova": ("nova/api/openstack/api_version_request.py",
+                          "nova/api/openstack/compute/rest_api_version_history.rst")}
 SWAPPED_KEYS = {"verdict", "findings", "exit"}
 OPTIONAL_SWAPPED_KEYS = {"gated", "versions"}
 VERSION_KEYS = {"old": "old_version", "new": "new_version", "bumped": "bumped"}
@@ -160,11 +165,21 @@ def run_in_repository(
         return subprocess.run(["git", "-C", str(top), *argv], check=True, env=env,
                               capture_output=True, text=True).stdout.strip()
 
-    history = top / "service" / "api" / "rest_api_version_history.rst"
+    version_file, history_doc = PROJECT_FILES.get(
+        repository.get("project", ""), ("service/api/api_version_request.py",
+                                         "service/api/rest_api_version_history.rst"))
+    history = top / history_doc
+
+    def write(files: dict[str, str]) -> None:
+        for name, text in files.items():
+            (top / name).parent.mkdir(parents=True, exist_ok=True)
+            (top / name).write_text(text)
+
+    write(repository.get("base-code", {}))
 
     def commit(document: Path, version: str, entries: list[str], message: str) -> str:
         (top / "openapi.yaml").write_text(document.read_text(encoding="utf-8"))
-        versions = top / "service" / "api" / "api_version_request.py"
+        versions = top / version_file
         versions.parent.mkdir(parents=True, exist_ok=True)
         versions.write_text(f"_MAX_API_VERSION = '{version}'\n")
         history.write_text("History\n=======\n\n" + "".join(
@@ -184,8 +199,10 @@ def run_in_repository(
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(f"---\nfeatures:\n  - Adds microversion {version}.\n")
     code = repository.get("code", True)
-    if code:  # true: code that names nothing of the documents; a string: that code
-        (top / "service" / "api" / "handler.py").write_text(
+    if isinstance(code, dict):  # the files the change writes
+        write(code)
+    elif code:  # true: code that names nothing of the documents; a string: that code
+        (top / version_file).parent.joinpath("handler.py").write_text(
             code if isinstance(code, str) else "# the API's code changed\n")
     head = commit(new, versions["new"], repository.get("history", []), "change")
     cwd = Path.cwd()
@@ -196,7 +213,9 @@ def run_in_repository(
     finally:
         os.chdir(cwd)
     captured = capsys.readouterr()
-    [document] = json.loads(captured.out)["documents"]
+    # The documents' report (beside it, the code's own: `project: nova` reads the code).
+    [document] = [d for d in json.loads(captured.out)["documents"]
+                  if not d["service"].endswith(" code")]
     return code, document["report"]
 
 

@@ -41,11 +41,12 @@ from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_
 from needs_microversion.documents.files import current_folder, possible_path
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
+from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree, warning_place
 from needs_microversion import forked
-from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, as_side, \
-    code_reading, code_side, touches_api_code
+from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, CodeSide, \
+    as_side, code_reading, code_side, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -123,16 +124,20 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     # The code's contract is read (both sides, each in a child process) while the
     # documents are compared: the two cost about the same and do not depend on each other.
     code = _start_code_sides(plan) if _reads_code(plan, request) else None
+    sides = _code_sides(plan, code) if code is not None else None
+    if sides is not None:  # the documents' additions are asked whether the base code served them
+        evidence[plan.service.service.name] = replace(
+            _evidence(plan.old, plan.new, plan.layout, plan.service, plan.config, plan.repo,
+                      plan.changed), served=partial(_snapshot, sides[0]))
     try:
         for target in plan.targets:
             documents += _diff_target(plan, target, request, evidence, warnings)
     except BaseException:
-        for child in code or ():
-            if child is not None:
-                forked.stop(child)
+        for read in sides or ():
+            read.stop()
         raise
-    if code is not None:
-        documents += _diff_code(plan, request, evidence, documents, warnings, code)
+    if sides is not None:
+        documents += _diff_code(plan, request, evidence, documents, warnings, sides)
     return standing_summed_up(CheckResult(documents, warnings), repo, new, plan.changed,
                               request.all_warnings)
 
@@ -154,20 +159,54 @@ def _start_code_sides(plan: ChangePlan) -> CodeChildren:
     return tuple(forked.start(partial(code_reading, side)) for side in (plan.old, plan.new))
 
 
+class _SideReader:
+    """One side's code contract, read when first asked: by the documents' judge (did the
+    base code serve what they add?) or by the code's own report, whichever comes first. A
+    child's answer can be taken once; a side whose child failed is read here, and so fails
+    here if it must. (State, not a record: it stands for a process still running.)"""
+
+    def __init__(self, child: forked.Child[CodeReading | None] | None, side: Revision) -> None:
+        self.child, self.side = child, side
+        self.taken = False
+        self.value: CodeSide | None = None
+
+    def __call__(self) -> CodeSide | None:
+        if not self.taken:
+            self.taken = True
+            reading = None if self.child is None else forked.result(self.child)
+            display = f"code:{_label(self.side)}"
+            self.value = code_side(self.side, display) if reading is None \
+                else as_side(reading, display)
+        return self.value
+
+    def stop(self) -> None:
+        """End the child when its answer was never taken (the run failed first)."""
+        if self.child is not None and not self.taken:
+            self.taken = True
+            forked.stop(self.child)
+
+
+def _code_sides(plan: ChangePlan, children: CodeChildren) -> tuple[_SideReader, _SideReader]:
+    old, new = (_SideReader(child, side) for child, side in
+                zip(children, (plan.old, plan.new), strict=True))
+    return old, new
+
+
+def _snapshot(read: _SideReader) -> Snapshot | None:
+    side = read()
+    return None if side is None else side.snapshot
+
+
 def _diff_code(plan: ChangePlan, request: CheckRequest,
                evidence: dict[str, RepositoryEvidence], documents: list[tuple[str, Report]],
-               warnings: list[str], children: CodeChildren) -> list[tuple[str, Report]]:
-    """The contract the code declares, read at both revisions (by `children`; a side whose
-    child failed is read here, and so fails here if it must), judged beside the documents:
-    a contract change only the code shows is a change all the same ("api-ref not updated"
-    is said with it)."""
+               warnings: list[str], sides: tuple[_SideReader, _SideReader]
+               ) -> list[tuple[str, Report]]:
+    """The contract the code declares, read at both revisions, judged beside the
+    documents: a contract change only the code shows is a change all the same ("api-ref not
+    updated" is said with it)."""
     from needs_microversion.commands.diff import DiffRequest, run_snapshots
 
-    old_side, new_side = (
-        code_side(side, f"code:{_label(side)}") if reading is None
-        else as_side(reading, f"code:{_label(side)}")
-        for reading, side in zip((None if child is None else forked.result(child)
-                                  for child in children), (plan.old, plan.new), strict=True))
+    old_side, new_side = sides[0](), sides[1]()
     if old_side is None or new_side is None:
         return []
     target = plan.service

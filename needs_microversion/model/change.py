@@ -70,6 +70,9 @@ class Correction:
     # Only a hint (an example showed the key): the change may still be half of a pair that
     # explains its other half (`rules/correction/`).
     pairable: bool = False
+    # Shown by the repository (the base revision's code served it), not read from the
+    # documents' wording: a change that edits the API's code does not set it aside.
+    evidence: bool = False
 
 
 @dataclass(frozen=True)

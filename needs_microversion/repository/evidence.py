@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from needs_microversion.errors import InputError
@@ -24,6 +25,7 @@ from needs_microversion.repository.historydoc import versions_listed
 from needs_microversion.repository.versionfile import VersionFile, read_version_file
 
 if TYPE_CHECKING:  # the record is used by a plain diff, which never imports git
+    from needs_microversion.model.snapshot import Snapshot
     from needs_microversion.repository.layout import Layout
     from needs_microversion.repository.releases import Release
     from needs_microversion.repository.revision import Revision
@@ -56,6 +58,10 @@ class RepositoryEvidence:
     # The code lines the change adds or removes, lower-cased (None: not read, or too much
     # to read): what a reviewer looks through for the names a document's change touches.
     code_diff: str | None = None
+    # The contract the base revision's code declares (nova, masakari), read when first asked
+    # (a child process reads it while the documents are compared): whether the API served
+    # an element before the documents added it. None: no code contract is read.
+    served: Callable[[], Snapshot | None] | None = field(default=None, compare=False)
 
     @property
     def old_max(self) -> Version | None:

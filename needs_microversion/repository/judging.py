@@ -76,7 +76,8 @@ def owned_by_raise(changes: Iterable[Change], evidence: RepositoryEvidence | Non
     a new microversion can own without saying so; a changed or removed element keeps its
     own reading (a correction, or a change every older version sees), and so does an
     addition a finder explained (the document catching up), unless the change edits the
-    API's code: then the raise is the evidence, the finder's reading only the documents'."""
+    API's code: then the raise is the evidence, the finder's reading only the documents'
+    (the base code serving the element is evidence too: it stays the document catching up)."""
     changes = list(changes)
     if evidence is None or evidence.old_max is None or evidence.new_max is None \
             or evidence.new_max != evidence.old_max.next():
@@ -88,7 +89,8 @@ def owned_by_raise(changes: Iterable[Change], evidence: RepositoryEvidence | Non
     return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True,
                    unnoted=True)
             if c.gated is None and c.kind == "added" and c.area in JOINING
-            and (c.correction is None or evidence.code_changed) else c for c in changes]
+            and (c.correction is None or evidence.code_changed and not c.correction.evidence)
+            else c for c in changes]
 
 
 def unnoted_warnings(changes: Iterable[Change]) -> tuple[str, ...]:

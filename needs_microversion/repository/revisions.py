@@ -7,15 +7,21 @@ the history document, the release notes, whether the code changed), whatever the
 None when either side is not a commit's folder of the same repository, the folder is not
 the documents the repository's layout names, or the repository keeps no version file (no
 microversions to read: the documents are all there is): then only the documents speak (a
-gate without evidence fails safe).
+gate without evidence fails safe). Where the code declares the contract (nova, masakari) and
+the change edits it, the base revision's code is read when an addition asks whether it was
+served before.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import looks_like_rev_path, rev_path
+from needs_microversion.model.snapshot import Snapshot
+from needs_microversion.repository.code import CODE_PROJECTS, code_side, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect
 from needs_microversion.repository.revision import Revision, changed_paths
@@ -34,8 +40,18 @@ def revisions_evidence(old: str, new: str) -> tuple[RepositoryEvidence, Layout] 
     if layout is None or layout.version_file is None or not any(
             _within(path, document) for document in layout.documents):
         return None
-    repo = after.repo
-    return gather(before, after, layout, changed_paths(repo, before, after)), layout
+    changed = changed_paths(after.repo, before, after)
+    evidence = gather(before, after, layout, changed)
+    if layout.project in CODE_PROJECTS and touches_api_code(changed, layout.project):
+        # As `check` does: the base code says whether an element the documents add was
+        # already served (read only if an addition asks).
+        evidence = replace(evidence, served=partial(_served, before))
+    return evidence, layout
+
+
+def _served(before: Revision) -> Snapshot | None:
+    side = code_side(before, f"code:{before.label}")
+    return None if side is None else side.snapshot
 
 
 def _side(text: str) -> tuple[Revision, str] | None:

@@ -8,8 +8,8 @@ from needs_microversion.rules.base import Context, Rule
 from needs_microversion.rules.catch_up import (
     documented_on_resource, documents_released_microversion, envelope_of_list,
     first_documented_code, listed_undefined, matches_example, method_corrected,
-    nesting_reread, older_major, shown_in_example, unverified_section, url_still_documented,
-    values_documented)
+    nesting_reread, older_major, served_before, shown_in_example, unverified_section,
+    url_still_documented, values_documented)
 from needs_microversion.rules.finder import Finder
 
 # This rule's finders (the order they are asked in is `rules/corrections.py`'s).
@@ -40,7 +40,9 @@ class CatchUp(Rule):
         `nesting-reread` (a field that moves only because where a flat table puts it was
         inferred), `unverified-section` (a part the old tree marks `needs:*_verification`),
         `older-major-version` (a frozen older major version, `v2/` beside `v3/`) and
-        `listed-undefined` (a row the old table listed with no definition to read).
+        `listed-undefined` (a row the old table listed with no definition to read); and
+        from the repository, `served-before` (an element the base revision's code already
+        served: nova's and masakari's routes, decorators and schemas, read statically).
 
     Why
         Documentation catching up is not a contract change: the microversion it describes
@@ -68,7 +70,7 @@ class CatchUp(Rule):
     id = "catch-up"
     order = 3
     question = "Does the new document only catch up with what the API already does?"
-    finding_ids = (documents_released_microversion.ID, values_documented.ID,
+    finding_ids = (documents_released_microversion.ID, values_documented.ID, served_before.ID,
                    *dict.fromkeys(i for finder in FINDERS for i in finder.ids))
 
     # What only a marker, a first list of codes or values, or another operation's table
