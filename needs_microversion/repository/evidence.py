@@ -58,6 +58,9 @@ class RepositoryEvidence:
     # The code lines the change adds or removes, lower-cased (None: not read, or too much
     # to read): what a reviewer looks through for the names a document's change touches.
     code_diff: str | None = None
+    # The microversions the change's code starts gating on, each with its place
+    # (`file:line`): one above the version file's maximum is a bump forgotten.
+    code_gates: tuple[tuple[Version, str], ...] = ()
     # The contract the base revision's code declares (nova, masakari), read when first asked
     # (a child process reads it while the documents are compared): whether the API served
     # an element before the documents added it. None: no code contract is read.
@@ -115,6 +118,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
     code = None if changed_paths is None else tuple(
         path for path in changed_paths
         if is_code(path) and not _inside(path, (*layout.documents, *layout.samples)))
+    texts = _code_texts(code, old, new)
     return RepositoryEvidence(
         layout.version_file, old_file, new_file, released(old, layout),
         frozenset(v for v in history_added if major is None or v.major == major),
@@ -122,7 +126,8 @@ def gather(old: Revision, new: Revision, layout: Layout,
         frozenset(v for v in named if major is None or v.major == major), notes,
         None if code is None else bool(code),
         changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained),
-        _code_diff(code, old, new))
+        None if code is None else _code_diff(code, texts),
+        code_gates=() if code is None else _gates_added(code, texts, major))
 
 
 # What a change's code diff is read up to: a change larger than this is read as touching
@@ -131,16 +136,26 @@ _DIFF_FILES = 200
 _DIFF_BYTES = 4 * 1024 * 1024
 
 
-def _code_diff(paths: tuple[str, ...] | None, old: Revision, new: Revision) -> str | None:
-    """The lines of the changed code files that one side has and the other has not (each
-    side read in one git call per batch)."""
+_CodeTexts = tuple[dict[str, bytes], dict[str, bytes]]
+
+
+def _code_texts(paths: tuple[str, ...] | None, old: Revision, new: Revision
+                ) -> _CodeTexts | None:
+    """The changed code files at both sides (each side read in one git call per batch);
+    None when unknown or too many to read."""
     if paths is None or len(paths) > _DIFF_FILES:
         return None
     try:
-        before = dict(old.read_many(paths))
-        after = dict(new.read_many(paths))
+        return dict(old.read_many(paths)), dict(new.read_many(paths))
     except InputError:  # a file read as no text (a link out, a device): unknown
         return None
+
+
+def _code_diff(paths: tuple[str, ...], texts: _CodeTexts | None) -> str | None:
+    """The lines of the changed code files that one side has and the other has not."""
+    if texts is None:
+        return None
+    before, after = texts
     lines: list[str] = []
     size = 0
     for path in paths:
@@ -152,6 +167,26 @@ def _code_diff(paths: tuple[str, ...] | None, old: Revision, new: Revision) -> s
             return None
         lines.extend(sorted(changed))
     return "\n".join(lines).lower()
+
+
+def _gates_added(paths: tuple[str, ...], texts: _CodeTexts | None, major: int | None
+                 ) -> tuple[tuple[Version, str], ...]:
+    """The microversions the change's code starts gating on, each with its first place
+    (`file:line`), from the version-gate index of the changed files (decorators, checks,
+    named versions: cinder's `mv.X`, ironic's `MINOR_n_*`); a bare `'X.Y'` string is not a
+    gate. A file that already gated on a version before does not gate on it anew."""
+    from needs_microversion.loaders.code.gates import version_gates
+
+    if texts is None:
+        return ()
+    before, after = ((lambda path, side=side: side.get(path)) for side in texts)
+    old = {(g.file, g.version) for g in version_gates(before, paths)}
+    found: dict[Version, str] = {}
+    for gate in version_gates(after, paths):
+        if gate.kind != "literal" and (gate.file, gate.version) not in old \
+                and (major is None or gate.version.major == major):
+            found.setdefault(gate.version, f"{gate.file}:{gate.line}")
+    return tuple(sorted(found.items()))
 
 
 def is_code(path: str) -> bool:

@@ -27,7 +27,8 @@ def version_changes(old_max: Version | None, new_max: Version | None,
                     ) -> list[Change]:
     """The maximum raised (the version file's, else the documents') when none of `changes`
     is gated on the new versions (the raise is then the only sign of them), and
-    microversions a history document or release note names above what the code serves."""
+    microversions a history document, a release note or a gate the change adds to the code
+    names above what the code serves (the version file)."""
     found: list[Change] = []
     source = ""
     if evidence is not None and evidence.old_max is not None and evidence.new_max is not None:
@@ -37,17 +38,27 @@ def version_changes(old_max: Version | None, new_max: Version | None,
             for change in changes):
         found.append(_version(str(old_max), new_max, "raised", source))
     if evidence is not None and evidence.new_max is not None:
-        named = {version: evidence.history_docs[0] if evidence.history_docs else "history"
-                 for version in evidence.history_added}
-        named.update({version: ", ".join(evidence.notes) for version in evidence.notes_versions
-                      if version not in named})
-        found.extend(_version(None, version, "named", where)
+        history = evidence.history_docs[0] if evidence.history_docs else "history"
+        named = {version: (history, Location(history)) for version in evidence.history_added}
+        named.update({version: (", ".join(evidence.notes), Location(evidence.notes[0]))
+                      for version in evidence.notes_versions
+                      if version not in named and evidence.notes})
+        named.update({version: (f"the code's gate at {place}", _place(place))
+                      for version, place in evidence.code_gates if version not in named})
+        found.extend(_version(None, version, "named", *where)
                      for version, where in sorted(named.items()) if version > evidence.new_max)
     return found
 
 
-def _version(old: str | None, new: Version, event: VersionEvent, source: str) -> Change:
-    location = Location(source.split(", ")[0]) if source else None
+def _place(text: str) -> Location:
+    """`file:line` as a location."""
+    file, _, line = text.rpartition(":")
+    return Location(file, int(line)) if line.isdigit() else Location(text)
+
+
+def _version(old: str | None, new: Version, event: VersionEvent, source: str,
+             location: Location | None = None) -> Change:
+    location = location or (Location(source.split(", ")[0]) if source else None)
     return Change("version", "added", "", API_VERSIONS_NAME, API_VERSIONS, pointer=source,
                   version_event=event, old=old, new=str(new), new_location=location,
                   gated=new)

@@ -23,8 +23,11 @@ class Announced(Rule):
         gated on it (`maximum-raised`, provided by that very raise; only then is it
         reported: otherwise the gated changes say it). A version history
         document or a release note of the change that names a microversion above what the
-        code serves announces one that does not exist (`version-not-served`): where the
-        repository has a version file, it alone says what is provided.
+        code serves announces one that does not exist (`version-not-served`), and so does a
+        gate the change adds to the code (its version-gate index: a decorator, a check,
+        cinder's `mv.X`, ironic's `MINOR_n_*`) above the version file's maximum: the bump
+        is forgotten. Where the repository has a version file, it alone says what is
+        provided.
 
     Why
         A change described as starting at a new microversion is a change of the contract at

@@ -16,7 +16,10 @@ router maps each as `routes.Mapper.resource` does:
 | with `parent`: `/segments/{segment_id}/hosts...` | |
 
 A route whose method the controller does not define answers 404 and is left out. Routes an
-extension adds in code (`custom_routes_fn`) are reported as not read.
+extension adds in code (`custom_routes_fn=self.version_map`) are read where that method
+calls `mapper.connect(...)` with literal values, itself or through its class's own methods
+called with literal arguments (masakari's versions extension maps `/` and the empty path
+to `show`); any other code there is reported as not read.
 """
 
 from __future__ import annotations
@@ -114,9 +117,78 @@ def _arguments(interp: Interpreter, call: ast.Call, scope: Scope, cls: ClassValu
             node = node.func  # `HostsController()`: the class, never instantiated
         values[name] = interp.expr(node, scope)
     if "custom_routes_fn" in nodes:
-        unread.append(Unread(cls.module.path, call.lineno,
-                             "routes added by custom_routes_fn are not read"))
+        routes = _custom_routes(nodes["custom_routes_fn"], cls)
+        values["custom_routes"] = routes or ()
+        if routes is None:
+            unread.append(Unread(cls.module.path, call.lineno,
+                                 "routes added by custom_routes_fn are not read"))
     return values
+
+
+# How deep a custom route function's calls of its own class's methods are followed.
+_CUSTOM_DEPTH = 3
+
+
+def _custom_routes(node: ast.expr, cls: ClassValue) -> list[tuple[str, str, str, int]] | None:
+    """The `mapper.connect(name, path, action=..., conditions={"method": [...]})` calls a
+    `custom_routes_fn=self.version_map` makes, following calls of the class's own methods
+    with literal arguments (`self.map_path(mapper, wsgi_resource, '/')`): (method, path,
+    action, line) each; None when a call or argument is not one read so."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self"):
+        return None
+    methods = {item.name: item for item in cls.node.body if isinstance(item, ast.FunctionDef)}
+    found: list[tuple[str, str, str, int]] = []
+
+    def walk(name: str, arguments: list[ast.expr], depth: int) -> bool:
+        function = methods.get(name)
+        if function is None or depth > _CUSTOM_DEPTH:
+            return False
+        static = any(_name(d) == "staticmethod" for d in function.decorator_list)
+        parameters = [a.arg for a in function.args.args][0 if static else 1:]
+        bound = {p: a for p, a in zip(parameters, arguments, strict=False)
+                 if isinstance(a, ast.Constant)}
+        for statement in function.body:
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+                if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                    continue  # a docstring
+                return False
+            if call.func.attr == "connect":
+                route = _connect(call, bound)
+                if route is None:
+                    return False
+                found.extend((method, route[0], route[1], call.lineno) for method in route[2])
+            elif isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
+                if not walk(call.func.attr, list(call.args), depth + 1):
+                    return False
+            else:
+                return False
+        return True
+
+    return found if walk(node.attr, [], 0) else None
+
+
+def _connect(call: ast.Call, bound: dict[str, ast.Constant]
+             ) -> tuple[str, str, tuple[str, ...]] | None:
+    """(path, action, methods) of a `mapper.connect(...)` call with literal values."""
+    def value(expr: ast.expr | None) -> Any:
+        if isinstance(expr, ast.Name) and expr.id in bound:
+            return bound[expr.id].value
+        try:
+            return ast.literal_eval(expr) if expr is not None else None
+        except ValueError:
+            return None
+
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    path = value(call.args[1] if len(call.args) > 1 else keywords.get("path"))
+    action = value(keywords.get("action"))
+    conditions = value(keywords.get("conditions"))
+    methods = conditions.get("method") if isinstance(conditions, dict) else None
+    if not isinstance(path, str) or not isinstance(action, str) or not isinstance(
+            methods, (list, tuple)) or not all(isinstance(m, str) for m in methods):
+        return None
+    return path, action, tuple(m.upper() for m in methods)
 
 
 def _resource_operations(resource: dict[str, Any], controllers: ControllerReader,
@@ -136,7 +208,10 @@ def _resource_operations(resource: dict[str, Any], controllers: ControllerReader
             routes += [(str(verb).upper(), f"{base}{suffix}/{name}", str(name))
                        for name, verb in actions.items()]
     located = f"{resource['file']}:{resource['line']}" if resource.get("file") else where
-    found = []
+    found = [CodeOperation(method, path if path.startswith("/") else "/" + path, None,
+                           f"{resource['file']}:{line}", implementations)
+             for method, path, name, line in resource.get("custom_routes", ())
+             if (implementations := controllers.implementations(controller, name))]
     for method, path, name in routes:
         if name == "action" and not controllers.defines(controller, "action"):
             found += [CodeOperation(method, path, action, located,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from needs_microversion.loaders.code.contract import read_code_contract
 from needs_microversion.loaders.code.gates import version_gates
 from needs_microversion.model.versions import Version
@@ -191,3 +193,54 @@ def test_masakari_codes_from_http_client_and_names_it_cannot_read(make_repo: Any
     assert [u.reason for u in contract.unread] == [
         "an expected error code not read: (http_client.BAD_REQUEST, errors.ONE, errors.TWO)"]
     assert set(contract.document["paths"]["/segments"]["get"]["responses"]) >= {"400"}
+
+
+VERSIONS = '''
+from masakari.api.openstack import extensions
+from masakari.api.openstack import wsgi
+
+
+class VersionsController(wsgi.Controller):
+    @extensions.expected_errors(404)
+    def show(self, req, id='v1.0'):
+        pass
+
+
+class Versions(extensions.V1APIExtensionBase):
+    """API Version information."""
+
+    def get_resources(self):
+        return [extensions.ResourceExtension('versions', VersionsController(),
+                                             custom_routes_fn=self.version_map)]
+
+    def version_map(self, mapper, wsgi_resource):
+        self.map_path(mapper, wsgi_resource, '/')
+        self.map_path(mapper, wsgi_resource, '')
+
+    @staticmethod
+    def map_path(mapper, wsgi_resource, path):
+        mapper.connect("versions", path, controller=wsgi_resource,
+                       action='show', conditions={"method": ['GET']})
+'''
+
+
+@pytest.mark.parametrize("readable", [True, False])
+def test_masakari_custom_routes(make_repo: Any, readable: bool) -> None:
+    """The versions extension's `custom_routes_fn` maps `/` and the empty path to `show`,
+    through a static method called with literal paths: read so (with the standard routes of
+    the resource); a function doing anything else is reported as not read."""
+    versions = VERSIONS if readable else VERSIONS.replace(
+        "self.map_path(mapper, wsgi_resource, '')", "for p in PATHS: self.map_path(mapper, "
+        "wsgi_resource, p)")
+    setup = SETUP_CFG + "    versions = masakari.api.openstack.ha.versionsV1:Versions\n"
+    read, listing = make_repo({**MASAKARI, "setup.cfg": setup,
+                               "masakari/api/openstack/ha/versionsV1.py": versions})
+    contract = read_code_contract(read, listing, max_version=Version(1, 3))
+    assert contract is not None
+    routes = [(op.method, op.path) for op in contract.operations if "segments" not in op.path]
+    if readable:
+        assert routes == [("GET", "/"), ("GET", "/versions/{id}")]
+        assert contract.unread == ()
+    else:
+        assert [u.reason for u in contract.unread] == [
+            "routes added by custom_routes_fn are not read"]
