@@ -90,6 +90,8 @@ def _commit(case: dict, repo: Repo, rev: str, old_max: projects.Version,
             built: Built) -> dict:
     message = (built.message or built.description)[:72] + "\n\n" + built.description + \
         f"\n\nKnown-truth case {case['id']} (truth: exit {built.truth})."
+    if built.base_changes:  # the case's base: the real revision, edited first
+        rev = repo.commit(rev, built.base_changes, f"Known-truth base of {case['id']}")
     new = repo.commit(rev, built.changes, message)
     repo.set_ref(f"refs/known-truth/{case['id']}", new)
     stamp, subject = repo.commit_info(rev)

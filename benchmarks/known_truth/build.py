@@ -18,7 +18,8 @@ from benchmarks.known_truth.git import Repo
 from benchmarks.known_truth.projects import Profile, Version, vstr
 
 CLASSES = ["forgotten", "done-right", "raised-owns", "docs-only", "new-error-code",
-           "gated-409", "marker-not-evidence", "unreleased-next", "code-refactor"]
+           "gated-409", "marker-not-evidence", "unreleased-next", "code-refactor",
+           "served-before"]
 
 # A status code newly documented by a change of the api-ref alone: the API did not change
 # (the change touches no code: rule documentation-only), so no project needs a microversion
@@ -43,6 +44,8 @@ class Built:
     truth: int
     new_max: Version | None = None
     detail: dict = field(default_factory=dict)
+    # Committed first, on the real revision: the case's base (the change is made on it).
+    base_changes: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -461,6 +464,45 @@ def build_refactor(ctx: Context) -> Built:
     raise Skip(last)
 
 
+def build_served_before(ctx: Context) -> Built:
+    """The document catching up with what the code served: a base made from the real
+    revision with one response row taken out of api-ref, then the change puts it back
+    (ungated, as the real revision has it) beside a code edit of its handler that names
+    the attribute. The API served it all along: truth 0. Only where the code declares its
+    contract (nova, masakari) is there evidence to read; elsewhere the class is skipped."""
+    if not ctx.profile.schema_code:
+        raise Skip("the code declares no contract a static reader reads")
+    tree = ctx.tree()
+    ops = [op for op in tree.operations() if op.method == "GET"]
+    last = "no response row to take out"
+    for _ in range(ATTEMPTS * 2):
+        if not ops:
+            break
+        op = ctx.rng.choice(ops)
+        edit = apiref.plan_remove_row(tree, op, ctx.rng, unique=False)
+        if edit is None:
+            last = f"no removable response row in {op.key}"
+            continue
+        try:
+            handler = handler_for(ctx, tree, op)
+        except Skip as exc:
+            last = str(exc)
+            continue
+        module = ctx.repo.blob(ctx.rev, handler.module)
+        if module is None:
+            continue
+        apiref.apply_remove_row(tree, edit, None)
+        base = dict(tree.changes())
+        restored = {path: ctx.repo.blob(ctx.rev, path) for path in base}
+        note = f"# `{edit.attr}` is returned by this API and documented in api-ref.\n"
+        return Built({**restored, handler.module: note + module},
+                     f"api-ref: document {edit.attr} of {op.method} {op.url}"[:72],
+                     f"response attribute `{edit.attr}` of {op.key} ({op.file}) documented "
+                     f"again; code: a comment naming it in {handler.module}", 0,
+                     base_changes=base)
+    raise Skip(last)
+
+
 BUILDERS: dict[str, Callable[[Context], Built]] = {
     "forgotten": build_forgotten,
     "done-right": build_done_right,
@@ -471,4 +513,5 @@ BUILDERS: dict[str, Callable[[Context], Built]] = {
     "marker-not-evidence": build_marker,
     "unreleased-next": build_unreleased,
     "code-refactor": build_refactor,
+    "served-before": build_served_before,
 }
