@@ -47,14 +47,29 @@ class HistoryRow:
     @property
     def disagreement(self) -> str | None:
         """How the verdict and the version file disagree, if they do: a microversion
-        required and the maximum not raised, or the maximum raised and none required."""
+        required and the maximum not raised (unless what is required belongs to a
+        microversion the version file already served), or the maximum raised and none
+        required."""
         if self.error is not None or self.bumped is None:
             return None
-        if self.verdict == REQUIRED and not self.bumped:
+        if self.verdict == REQUIRED and not self.bumped and not self._within_existing():
             return REQUIRED_NOT_RAISED
         if self.bumped and self.verdict != REQUIRED:
             return RAISED_NOT_REQUIRED
         return None
+
+    def _within_existing(self) -> bool:
+        """Every required finding is gated on a microversion the version file already served
+        before this commit (one of this cycle, merged earlier: ironic's api-ref for 1.23
+        written after the code that raised to it). The commit adds to that microversion and
+        needs no new one, so an unraised version file agrees with it."""
+        old_max = self.old_max
+        if old_max is None:
+            return False
+        required = [f for _, report in self.reports for f in report.findings
+                    if f.verdict == REQUIRED and not f.acknowledged]
+        return bool(required) and all(
+            f.change.gated is not None and f.change.gated <= old_max for f in required)
 
     @property
     def main_finding(self) -> str:
@@ -73,7 +88,7 @@ class HistorySummary:
     required: int
     unprovided: tuple[str, ...]  # commits whose contract changes shipped without a microversion
     undocumented: tuple[str, ...]  # commits that raised the maximum with nothing gated on it
-    agree: int  # verdict required exactly when the version file went up
+    agree: int  # verdict required exactly when the version file went up (`disagreement`)
     compared: int  # commits where the version file was read at both sides
     required_not_raised: tuple[str, ...] = ()  # the disagreements, by kind
     raised_not_required: tuple[str, ...] = ()

@@ -204,3 +204,31 @@ def test_each_row_is_written_before_the_next_commit_is_judged(
     written = [text.count("\n") for text in seen]
     assert written == [1, 1, 1]  # the header, then each row in its turn
     assert out.count("\n") == 1  # the last row, after which nothing is left to judge
+
+
+def test_a_follow_up_of_a_microversion_already_served_agrees(tmp_path: Path, monkeypatch,
+                                                             run_cli) -> None:
+    """ironic's api-ref for 1.23 written after the code that raised to it: the follow-up
+    documents `pinned` gated on 2.2, which the version file already serves. It is 2.2's
+    (required, provided) and needs no new microversion, so the unraised version file agrees
+    with it; a change gated on nothing the file serves still disagrees."""
+    repo = nova_like(tmp_path / "nova")
+    repo.commit({"api-ref/source/parameters.yaml": NOVA_PARAMETERS + LOCKED + "  min_version: 2.2\n",
+                 "api-ref/source/servers.inc": NOVA_SERVERS.replace(
+                     "  - status: status\n", "  - status: status\n  - locked: locked\n"),
+                 "nova/api/openstack/compute/servers.py": "# locked\n"},
+                "Microversion 2.2: locked", max_version="2.2", history="2.2")
+    pinned = "pinned:\n  description: P.\n  in: body\n  required: true\n  type: boolean\n"
+    rows = "  - status: status\n  - locked: locked\n  - pinned: pinned\n"
+    repo.commit({"api-ref/source/parameters.yaml": NOVA_PARAMETERS + LOCKED + "  min_version: "
+                 "2.2\n" + pinned + "  min_version: 2.2\n",
+                 "api-ref/source/servers.inc": NOVA_SERVERS.replace("  - status: status\n",
+                                                                    rows)},
+                "api-ref: pinned, part of 2.2")
+    monkeypatch.chdir(repo.top)
+    code, out, err = run_cli("history", "--format", "json")
+    data = json.loads(out)
+    follow_up = data["commits"][-1]
+    assert (follow_up["verdict"], follow_up["exit_code"], follow_up["disagreement"]) == (
+        "required", 0, None), follow_up
+    assert data["summary"]["agree_with_version_file"] == data["summary"]["compared"]
