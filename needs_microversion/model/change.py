@@ -112,9 +112,10 @@ class Change:
     version_event: VersionEvent = ""  # a change of the API's maximum: which kind
     seen_at: Version | None = None  # the lowest microversion the difference is seen at
     everywhere: bool = False  # at every version (the element had, for one removed whole)
-    # Gated by the raise of the version file it came with: its document writes no version
-    # note for it (the report asks for one).
-    unnoted: bool = False
+    # Gated by the raise of the version file it came with, or by the code's new gate on a
+    # microversion of this cycle: why ("" when its document writes the version note); the
+    # report asks for the note.
+    unnoted: str = ""
     # Several ways one element changed, merged: their labels (`old` and `new` are keyed by
     # them). A label may hold any character: a pattern `{1,255}` is one label.
     merged: tuple[str, ...] = ()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -127,7 +128,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
         None if code is None else bool(code),
         changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained),
         None if code is None else _code_diff(code, texts),
-        code_gates=() if code is None else _gates_added(code, texts, major))
+        code_gates=() if code is None else _gates_added(code, texts, major, old, new))
 
 
 # What a change's code diff is read up to: a change larger than this is read as touching
@@ -169,23 +170,45 @@ def _code_diff(paths: tuple[str, ...], texts: _CodeTexts | None) -> str | None:
     return "\n".join(lines).lower()
 
 
-def _gates_added(paths: tuple[str, ...], texts: _CodeTexts | None, major: int | None
-                 ) -> tuple[tuple[Version, str], ...]:
+# Where projects name their versions (cinder's `mv.VOLUME_REVERT`, ironic's `MINOR_52_*`,
+# nova's `api_version_request`): read beside the changed files, so that a gate through a
+# name defined in a file the change leaves alone is read.
+_NAMED_VERSIONS = re.compile(r"(?:^|/)api/(?:.*/)?(?:microversions?|versions|"
+                             r"api_version_request)\.py$")
+
+
+def _gates_added(paths: tuple[str, ...], texts: _CodeTexts | None, major: int | None,
+                 old_side: Revision, new_side: Revision) -> tuple[tuple[Version, str], ...]:
     """The microversions the change's code starts gating on, each with its first place
     (`file:line`), from the version-gate index of the changed files (decorators, checks,
     named versions: cinder's `mv.X`, ironic's `MINOR_n_*`); a bare `'X.Y'` string is not a
-    gate. A file that already gated on a version before does not gate on it anew."""
+    gate. A gate a file already had (as many times) is not new."""
     from needs_microversion.loaders.code.gates import version_gates
 
     if texts is None:
         return ()
-    before, after = ((lambda path, side=side: side.get(path)) for side in texts)
-    old = {(g.file, g.version) for g in version_gates(before, paths)}
+    named = tuple(path for path in new_side.files()
+                  if _NAMED_VERSIONS.search(path) and path not in paths and is_code(path))
+    try:
+        sides = tuple({**dict(revision.read_many(named)), **text}
+                      for revision, text in ((old_side, texts[0]), (new_side, texts[1])))
+    except InputError:  # a file read as no text: its names are not read
+        sides = texts
+    before, after = ((lambda path, side=side: side.get(path)) for side in sides)
+    paths = (*paths, *named)
+    # Counted per file and version: a method joining a microversion the file already
+    # gated elsewhere is a new gate; a gate moved or rewritten in place is not.
+    had = Counter((g.file, g.version) for g in version_gates(before, paths)
+                  if g.kind != "literal")
     found: dict[Version, str] = {}
     for gate in version_gates(after, paths):
-        if gate.kind != "literal" and (gate.file, gate.version) not in old \
-                and (major is None or gate.version.major == major):
-            found.setdefault(gate.version, f"{gate.file}:{gate.line}")
+        key = (gate.file, gate.version)
+        if gate.kind == "literal" or (major is not None and gate.version.major != major):
+            continue
+        if had[key] > 0:
+            had[key] -= 1
+            continue
+        found.setdefault(gate.version, f"{gate.file}:{gate.line}")
     return tuple(sorted(found.items()))
 
 

@@ -88,26 +88,54 @@ def owned_by_raise(changes: Iterable[Change], evidence: RepositoryEvidence | Non
     own reading (a correction, or a change every older version sees), and so does an
     addition a finder explained (the document catching up), unless the change edits the
     API's code: then the raise is the evidence, the finder's reading only the documents'
-    (the base code serving the element is evidence too: it stays the document catching up)."""
+    (the base code serving the element is evidence too: it stays the document catching up).
+
+    A change that raises nothing but adds code gated on one microversion of this
+    development cycle (above the newest release's maximum, at most the version file's: zun's
+    host show API joining 1.4 with `@base.Controller.api_version("1.4")` before 1.4 shipped)
+    is read the same way: its additions are that microversion's, provided by the maximum
+    that already has it (issue 35: a change gated on this cycle's microversion is part of
+    it)."""
     changes = list(changes)
-    if evidence is None or evidence.old_max is None or evidence.new_max is None \
-            or evidence.new_max != evidence.old_max.next():
+    owner = _owner(evidence)
+    if owner is None:
         return changes
-    version = evidence.new_max
+    version, why = owner
+    assert evidence is not None
     if any(c.gated is not None and c.gated != version for c in changes
            if c.kind == "added" and c.area in JOINING):
         return changes  # the documents name another microversion: theirs to say
     return [evolve(c, gated=version, seen_at=version, everywhere=False, inferred=True,
-                   unnoted=True)
+                   unnoted=why)
             if c.gated is None and c.kind == "added" and c.area in JOINING
             and (c.correction is None or evidence.code_changed and not c.correction.evidence)
             else c for c in changes]
 
 
+def _owner(evidence: RepositoryEvidence | None) -> tuple[Version, str] | None:
+    """The microversion a change's unmarked additions belong to, and what says so: the
+    version file raised by one, else the one microversion of this cycle the change's code
+    newly gates on."""
+    if evidence is None or evidence.old_max is None or evidence.new_max is None:
+        return None
+    if evidence.new_max == evidence.old_max.next():
+        return evidence.new_max, "the version file's new maximum"
+    released = evidence.released_max
+    if released is None or evidence.bumped:
+        return None
+    cycle = {version: place for version, place in evidence.code_gates
+             if released < version <= evidence.new_max}
+    if len(cycle) != 1:
+        return None
+    [(version, place)] = cycle.items()
+    return version, f"a microversion of this cycle, which the code's new gate at {place} names"
+
+
 def unnoted_warnings(changes: Iterable[Change]) -> tuple[str, ...]:
-    """One line per element the raise owns: where it is, and the note it lacks."""
-    return tuple(f"{_where(c)}{describe(c)}: no version note, read as part of {c.gated} (the "
-                 f"version file's new maximum): mark it 'New in version {c.gated}'"
+    """One line per element read as a microversion's without saying so: where it is, why,
+    and the note it lacks."""
+    return tuple(f"{_where(c)}{describe(c)}: no version note, read as part of {c.gated} "
+                 f"({c.unnoted}): mark it 'New in version {c.gated}'"
                  for c in changes if c.unnoted)
 
 

@@ -91,3 +91,48 @@ def test_ironic_minor_constant_above_the_maximum(tmp_path: Path, run_cli,
     code, changes = _check(repo, run_cli, monkeypatch)
     assert code == 1
     assert [c["gated"] for c in changes if c["id"] == "version-not-served"] == ["1.2"]
+
+
+COLOUR_PARAMETER = ("colour:\n  description: The colour.\n  in: body\n  required: true\n"
+                    "  type: string\n")
+
+
+def _document_colour(repo: Project) -> dict[str, str]:
+    inc = (repo.top / "api-ref/source/v3/volumes.inc").read_text()
+    params = (repo.top / "api-ref/source/v3/parameters.yaml").read_text()
+    return {"api-ref/source/v3/volumes.inc": inc + "   - colour: colour\n",
+            "api-ref/source/v3/parameters.yaml": params + COLOUR_PARAMETER}
+
+
+@pytest.mark.parametrize("released", [False, True])
+def test_a_gate_on_this_cycles_microversion_owns_the_additions(
+        cinder: Project, run_cli, monkeypatch, released: bool) -> None:
+    """3.2 merged after the release that shipped 3.1 (this cycle); a later change shows
+    `colour` behind the same `mv.VOLUME_COLOUR` and documents it with no version note: the
+    field is 3.2's, provided by the maximum that already has it, and the report asks for
+    its note. Once 3.2 has shipped in a release, a gate on it changes a released version:
+    the ungated field stays a change every client sees."""
+    cinder.commit({CINDER_MV: "BASE_VERSION = '3.0'\nFIRST = '3.1'\nVOLUME_COLOUR = '3.2'\n",
+                   CINDER_VIEW: "from cinder.api import microversions as mv\n\n\n"
+                   "def show(req):\n    if req.api_version_request.matches(mv.VOLUME_COLOUR):\n"
+                   "        return {'shade': 'dark'}\n    return {}\n"}, "shade at 3.2",
+                  max_version="3.2", history="3.2")
+    if released:
+        cinder.tag("2.0.0")
+    view = (cinder.top / CINDER_VIEW).read_text()
+    cinder.commit({**_document_colour(cinder), CINDER_VIEW: view.replace(
+        "    return {}\n", "    if req.api_version_request.matches(mv.VOLUME_COLOUR):\n"
+        "        return {'colour': 'red'}\n    return {}\n", 1)}, "colour, part of 3.2")
+    monkeypatch.chdir(cinder.top)
+    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                             "--no-validate", "--format", "json")
+    data = json.loads(out)
+    [change] = [c for doc in data["documents"] for c in doc["report"]["changes"]
+                if c["id"] == "attribute-added"]
+    if released:
+        assert code == 1 and change["gated"] is None, err
+        return
+    assert code == 0, err
+    assert change["gated"] == "3.2" and change["provided"]
+    assert any("mark it 'New in version 3.2'" in w and "this cycle" in w
+               for doc in data["documents"] for w in doc["report"]["warnings"])
