@@ -2,21 +2,27 @@
 reports they return (`console.py` prints them and turns errors into exit codes; a plain
 `diff OLD NEW` reaches it from the console script without this module, `launch.py`).
 
-Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not provided,
-2 usage or input error (one line on stderr, never a traceback).
+Exit codes: 0 no microversion needed (or needed and provided), 1 needed and not provided
+(what else fails a run: `--fail-on`), 2 usage or input error (one line on stderr, never a
+traceback), 3 a bug.
+
+Option values complete in the shell (`--install-completion`): the choices of `--format` and
+`--fail-on`, and profile names and rule ids, whose modules are imported only to complete
+them (start-up, and so `--version`, never imports the rules).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Optional
 
 import click
 import typer
 
 from needs_microversion import __version__
-from needs_microversion.report.formats import FORMATS
+from needs_microversion.model.fail_on import FAIL_ON, as_fail_on
+from needs_microversion.report.formats import FORMATS, HISTORY_FORMATS
 
 app = typer.Typer(
     add_completion=True,
@@ -41,6 +47,27 @@ def _root(
     """Decide whether an API change needs a new microversion."""
 
 
+def _starting(values: Iterable[str], incomplete: str) -> list[str]:
+    return [value for value in values if value.startswith(incomplete)]
+
+
+def _profile_names(incomplete: str) -> list[str]:
+    from needs_microversion.profiles import PROFILES  # on completion only: start-up stays light
+
+    return _starting(PROFILES, incomplete)
+
+
+def _rule_ids(incomplete: str) -> list[tuple[str, str]]:
+    from needs_microversion.rules import RULES  # on completion only: start-up stays light
+
+    # Each with its question: zsh and fish show it beside the id.
+    return [(rule.id, rule.question) for rule in RULES if rule.id.startswith(incomplete)]
+
+
+def _history_formats(incomplete: str) -> list[str]:
+    return _starting(HISTORY_FORMATS, incomplete)
+
+
 # Options that say how to judge, shared by diff and check. The format is checked here, at
 # the edge (a choice: completion offers the values); the commands never see it.
 Format = Annotated[str, typer.Option(
@@ -59,10 +86,22 @@ ExemptErrorCodes = Annotated[Optional[bool], typer.Option(
 FreeForm = Annotated[Optional[list[str]], typer.Option(
     help="A body pointer of a free-form object, e.g. /os:scheduler_hints (repeatable).")]
 Disable = Annotated[Optional[list[str]], typer.Option(
-    help="Switch a rule off by id (repeatable).")]
+    help="Switch a rule off by id (repeatable).", autocompletion=_rule_ids)]
 Profile = Annotated[Optional[str], typer.Option(
     help="Project rules: nova, placement, cinder, manila, ironic or generic (default: the "
-    "configuration's, else the repository's, else generic).")]
+    "configuration's, else the repository's, else generic).", autocompletion=_profile_names)]
+FailOnOption = Annotated[Optional[str], typer.Option(
+    "--fail-on", click_type=click.Choice(FAIL_ON), show_default=False,
+    help="What makes exit code 1: required (a microversion needed, not provided), warning "
+    "(or a warning left standing), never (default: the configuration's, else required).")]
+BaselineOption = Annotated[Optional[str], typer.Option(
+    "--baseline", metavar="FILE",
+    help="Silence the standing warnings this file lists with their reasons (default: the "
+    "configuration's).")]
+WriteBaseline = Annotated[Optional[str], typer.Option(
+    "--write-baseline", metavar="FILE",
+    help="Write the warnings left standing to a new baseline file, or add them to the one in "
+    "use, each with a reason to give.")]
 CountCorrections = Annotated[Optional[bool], typer.Option(
     "--count-corrections/--no-count-corrections",
     help="Count corrections (an existing element changed at every microversion of a document "
@@ -102,6 +141,9 @@ def diff(
         help="Read no file outside this folder (the inputs, their includes, samples and "
         "$ref targets, whatever symlinks they run through); default: each input's own "
         "tree (its repository, else its folder).")] = None,
+    fail_on: FailOnOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaseline = None,
 ) -> int:
     """Compare two API descriptions and judge every change by the microversion flow chart.
 
@@ -120,8 +162,9 @@ def diff(
         silent_failures=tuple(silent_failure or ()), exempt_error_codes=exempt_error_codes,
         free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
         old_version=old_version, new_version=new_version, config=config, profile=profile,
-        catch_up=catch_up, count_corrections=count_corrections, root=root),
-        console.Output(fmt, explain))
+        catch_up=catch_up, count_corrections=count_corrections, root=root,
+        fail_on=as_fail_on(fail_on), baseline=baseline),
+        console.Output(fmt, explain, write_baseline))
 
 
 @app.command()
@@ -157,6 +200,9 @@ def check(
     all_warnings: Annotated[bool, typer.Option(
         "--all-warnings", help="List every warning about files this change does not touch "
         "(default: one line counts them).")] = False,
+    fail_on: FailOnOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaseline = None,
 ) -> int:
     """Compare the repository's API documents with a git base revision (CI, pre-commit).
 
@@ -169,8 +215,7 @@ def check(
     Example: needs-microversion check --base origin/main
     """
     from needs_microversion import console
-    from needs_microversion.commands.check import CheckRequest, run_check
-    from needs_microversion.report import render
+    from needs_microversion.commands.check import CheckRequest
 
     request = CheckRequest(files=tuple(files or ()), base=base, staged=staged,
                            from_ref=from_ref, to_ref=to_ref, validate=validate, config=config,
@@ -178,10 +223,9 @@ def check(
                            exempt_error_codes=exempt_error_codes,
                            free_form=tuple(free_form or ()), disabled=tuple(disable or ()),
                            profile=profile, catch_up=catch_up,
-                           count_corrections=count_corrections, all_warnings=all_warnings)
-    result = run_check(request)
-    return console.emit(render(result.documents, fmt, explain=explain), result.warnings,
-                        result.exit_code)
+                           count_corrections=count_corrections, all_warnings=all_warnings,
+                           fail_on=as_fail_on(fail_on), baseline=baseline)
+    return console.check(request, console.Output(fmt, explain, write_baseline))
 
 
 @app.command()
@@ -193,7 +237,8 @@ def history(
         help="The last revision (default HEAD); its first-parent line is walked.")] = None,
     fmt: Annotated[str, typer.Option(
         "--format", "-f", help="table (fits the terminal), json, jsonl, csv, markdown or "
-        "html (one self-contained page with a chart).")] = "table",
+        "html (one self-contained page with a chart).",
+        autocompletion=_history_formats)] = "table",
     validate: Annotated[bool, typer.Option(
         "--validate/--no-validate", help="Validate OpenAPI documents at every commit "
         "(slow; default off).")] = False,
@@ -261,7 +306,8 @@ def drift(
     from needs_microversion.report import render
 
     report = run_drift(DriftRequest(revision))
-    return console.emit(render(report, fmt), report.warnings, 0)
+    # A report, not a gate: what it writes as the exit code is the process's, 0.
+    return console.emit(render(report, fmt, fail_on="never"), report.warnings, 0)
 
 
 @app.command()
@@ -297,8 +343,8 @@ def export(
 
 @app.command()
 def rules(
-    rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.")
-                       ] = None,
+    rule_id: Annotated[Optional[str], typer.Argument(help="Print this rule's documentation.",
+                                                     autocompletion=_rule_ids)] = None,
 ) -> int:
     """List every rule (id, question, verdict), or document one: RULE_ID is a rule's id
     (`needs-microversion rules status-code`)."""

@@ -20,6 +20,8 @@ The shape (TOML; the YAML file has the same keys at its top level)::
     silent-failures = ["POST /servers/{id}/action: reboot of a pausing server was ignored"]
     catch-up = true                      # rule catch-up (default: api-ref only)
     count-corrections = false            # rule correction off: corrections count
+    fail-on = "warning"                  # required (default), warning, never: top level only
+    baseline = ".needs-microversion-baseline.yaml"   # standing warnings silenced: top level
 
     [[tool.needs-microversion.services]]
     name = "compute"                     # required, unique
@@ -39,11 +41,13 @@ The shape (TOML; the YAML file has the same keys at its top level)::
 
 Top-level settings are defaults for every service: scalars (`profile`, `exempt-error-codes`,
 `catch-up`) are replaced by a service's own, lists (`free-form`, `disable`, `silent-failures`,
-`acknowledge`) are added to. Every unknown key and every bad value is an `InputError` naming
-the file and the key.
+`acknowledge`) are added to. `fail-on` and `baseline` are the whole run's: top level only
+(`--fail-on` and `--baseline` win); the baseline file is read as this file is (`read_confined`,
+inside the repository). Every unknown key and every bad value is an `InputError` naming the
+file and the key.
 
 Stable API (the `check` command uses it): `Config`, `ServiceConfig`, `load_config`,
-`service_for`. docs/configuration.md is the user's guide.
+`service_for`, `read_confined`, `repository_top`. docs/configuration.md is the user's guide.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from typing import Any, NoReturn
 
 from needs_microversion.documents.files import current_folder, real
 from needs_microversion.errors import InputError
+from needs_microversion.model.fail_on import FAIL_ON, FailOn, as_fail_on
 from needs_microversion.model.snapshot import OpKey, path_shape
 from needs_microversion.model.verdict import Claim, Finding
 from needs_microversion.model.versions import Version, parse_version
@@ -78,7 +83,9 @@ _OPERATION = re.compile(r"^\s*([A-Za-z]+)\s+(/[^\s#]*)(?:#(\S+)|\s+\((\S+)\))?\s
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RULE_KEYS = ("profile", "exempt-error-codes", "free-form", "disable", "silent-failures",
               "catch-up", "count-corrections", "acknowledge")
-_TOP_KEYS = frozenset({*_RULE_KEYS, "services"})
+# Settings of the whole run, not of one service's documents: top level only.
+_RUN_KEYS = ("fail-on", "baseline")
+_TOP_KEYS = frozenset({*_RULE_KEYS, *_RUN_KEYS, "services"})
 _SERVICE_KEYS = frozenset({*_RULE_KEYS, "name", "documents", "version-file", "released-max"})
 _ACK_KEYS = frozenset({"rule", "operation", "pointer", "status", "reason", "expires"})
 
@@ -137,12 +144,14 @@ class Config:
     services: tuple[ServiceConfig, ...]
     defaults: ServiceConfig = ServiceConfig(name="")  # the top-level settings
     shown: str = ""  # how to name the file when it was not read from disk (REV:PATH)
+    fail_on: FailOn | None = None  # None: the command line's, else required
+    baseline: str | None = None  # relative to root, as written
 
     @property
     def display(self) -> str:
         if self.shown:
             return self.shown
-        return _display(self.path) if self.path else "(no configuration file)"
+        return display_name(self.path) if self.path else "(no configuration file)"
 
 
 def load_config(explicit: str | None = None, start: Path | None = None) -> Config:
@@ -153,10 +162,10 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
             raise InputError(f"--config {explicit}: no such file")
         if path.suffix not in (".toml", ".yaml", ".yml"):
             raise InputError(f"--config must be a .toml or .yaml file, got {explicit!r}")
-        config = parse_config(_read(path), path.name, real(path).parent, _display(path),
+        config = parse_config(_read(path), path.name, real(path).parent, display_name(path),
                               path=real(path))
         if config is None:
-            raise InputError(f"no [{TABLE}] table", _display(path))
+            raise InputError(f"no [{TABLE}] table", display_name(path))
         return config
     folder = real(start or current_folder())
     searched = _searched(folder)
@@ -166,8 +175,8 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
             path = candidate / name
             if not os.path.lexists(path):
                 continue
-            _inside(path, top if (top / ".git").exists() else candidate)
-            config = parse_config(_read(path), name, candidate, _display(path), path=path)
+            text = read_confined(path, top if (top / ".git").exists() else candidate)
+            config = parse_config(text, name, candidate, display_name(path), path=path)
             if config is not None:
                 return config
     return Config(path=None, root=folder, services=())
@@ -184,10 +193,26 @@ def _searched(folder: Path) -> list[Path]:
     return found
 
 
+def repository_top(folder: Path) -> Path:
+    """The top of the repository holding `folder` (the folder holding `.git`), else `folder`
+    itself: where a file the configuration names (its baseline) must lie."""
+    top = _searched(real(folder))[-1]
+    return top if (top / ".git").exists() else real(folder)
+
+
+def read_confined(path: Path, top: Path | None) -> str:
+    """A file read as the configuration file is: a regular UTF-8 file of at most
+    MAX_CONFIG_BYTES, and with `top` only when it lies inside `top` once its links are
+    followed (a file named on the command line has no `top`: the user chose it)."""
+    if top is not None:
+        _inside(path, top)
+    return _read(path)
+
+
 def _inside(path: Path, top: Path) -> None:
-    """A configuration file found by the search is read only when it lies inside the
-    repository (or its own folder, outside one) once its links are followed; its text is
-    never shown otherwise."""
+    """A configuration file found by the search (or a file it names) is read only when it
+    lies inside the repository (or its own folder, outside one) once its links are
+    followed; its text is never shown otherwise."""
     real = os.path.realpath(path)
     base = os.path.realpath(top)
     if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
@@ -241,9 +266,9 @@ def _read(path: Path) -> str:
     from needs_microversion.documents.reading import read_bounded
 
     try:
-        return read_bounded(path, _display(path), MAX_CONFIG_BYTES).decode("utf-8")
+        return read_bounded(path, display_name(path), MAX_CONFIG_BYTES).decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError("is not UTF-8 text", _display(path)) from None
+        raise InputError("is not UTF-8 text", display_name(path)) from None
 
 
 def _toml_table(text: str, display: str) -> dict[str, Any] | None:
@@ -281,7 +306,7 @@ def _yaml_mapping(text: str, display: str) -> dict[str, Any]:
     return data
 
 
-def _display(path: Path) -> str:
+def display_name(path: Path) -> str:
     """Relative to the current folder when below it: what the user would type."""
     absolute = real(path)
     try:
@@ -365,9 +390,12 @@ def _parse(data: Mapping[str, Any], file: str, root: Path, path: Path | None, *,
         if any(s.name == service.name for s in services):
             table.fail(f"'name' {service.name!r} is used twice")
         services.append(service)
+    fail_on = top.string("fail-on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        top.bad("fail-on", "one of " + ", ".join(FAIL_ON))
     return Config(path=path, root=root, services=tuple(services), defaults=defaults,
-                  shown="" if path is not None else file)
-
+                  shown="" if path is not None else file, fail_on=as_fail_on(fail_on),
+                  baseline=top.string("baseline"))
 
 def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceConfig:
     """The settings of one table, on top of `base` (the top-level settings)."""

@@ -23,7 +23,9 @@ touch (the file itself, anything inside an api-ref folder, a JSON/YAML file in a
 folder tree) or the evidence they change (the version file, the history document, release
 notes). None touched: nothing is run, exit code 0.
 
-Each document is one `run_diff`; the exit code is the worst (2 > 1 > 0). The reports stay
+Each document is one `run_diff`; the exit code is the worst (2 > 1 > 0) under `--fail-on`
+(`model.fail_on`). Warnings that stand in the repository: the baseline silences those it
+lists, one line sums up the rest about untouched files (`baseline.settle`). The reports stay
 values: `report.render` combines them in each format.
 """
 
@@ -36,14 +38,16 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from needs_microversion.commands.baseline import Silencing, Standing, check_baseline, settle
 from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_config, \
     parse_config
 from needs_microversion.documents.files import current_folder, possible_path
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn, exit_code
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
-from needs_microversion.report.common import in_worktree, warning_place
+from needs_microversion.report.common import in_worktree
 from needs_microversion import forked
 from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, CodeSide, \
     as_side, code_reading, code_side, touches_api_code
@@ -75,6 +79,8 @@ class CheckRequest:
     catch_up: bool | None = None
     count_corrections: bool | None = None
     all_warnings: bool = False  # list warnings about untouched files one by one
+    fail_on: FailOn | None = None  # None: the configuration's, else required
+    baseline: str | None = None  # a baseline file; None: the configuration's, if any
 
 
 @dataclass(frozen=True)
@@ -84,11 +90,15 @@ class CheckResult:
 
     documents: list[tuple[str, Report]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    fail_on: FailOn = DEFAULT_FAIL_ON
+    silencing: Silencing = Silencing(None)
+    standing: tuple[Standing, ...] = ()  # every warning left, summed up or not (a baseline's)
 
     @property
     def exit_code(self) -> int:
-        """The worst of the reports' (0 when nothing was compared)."""
-        return max((report.exit_code for _, report in self.documents), default=0)
+        """The worst of the reports' under `fail_on` (0 when nothing was compared)."""
+        return max((exit_code(report, self.fail_on) for _, report in self.documents),
+                   default=0)
 
 
 @dataclass(frozen=True)
@@ -109,14 +119,17 @@ def run_check(request: CheckRequest) -> CheckResult:
         sides = choose_sides(repo, request.from_ref, request.to_ref, request.base,
                              request.staged, warnings)
         if sides is None:
-            return CheckResult(warnings=warnings)
-        return diff_targets(repo, *sides, request, warnings)
+            return CheckResult(warnings=warnings, fail_on=request.fail_on or DEFAULT_FAIL_ON)
+        return diff_targets(repo, *sides, request, warnings, with_baseline=True)
 
 
 def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest,
-                 warnings: list[str] | None = None) -> CheckResult:
+                 warnings: list[str] | None = None, *, with_baseline: bool = False
+                 ) -> CheckResult:
     """Every API document of the repository, from `old` to `new`, with the evidence: the
-    targets first (`plan_change`), then one diff per target."""
+    targets first (`plan_change`), then one diff per target; `with_baseline`, the warnings
+    the baseline lists silenced (`check`: `history` judges past commits, for which today's
+    baseline says nothing)."""
     warnings = [] if warnings is None else warnings
     plan = plan_change(repo, old, new, request)
     documents: list[tuple[str, Report]] = []  # none when no API document is touched
@@ -138,8 +151,15 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
         raise
     if sides is not None:
         documents += _diff_code(plan, request, evidence, documents, warnings, sides)
-    return standing_summed_up(CheckResult(documents, warnings), repo, new, plan.changed,
-                              request.all_warnings)
+    baseline = check_baseline(request.baseline, plan.config, new) if with_baseline else None
+    # A check of some files reads their documents only: the baseline's other entries are
+    # not stale for that.
+    settled = settle(documents, warnings, baseline,
+                     tuple(in_worktree(new.name(path)) for path in plan.changed),
+                     list_all=request.all_warnings, whole=not request.files)
+    return CheckResult(settled.documents, settled.warnings,
+                       request.fail_on or plan.config.fail_on or DEFAULT_FAIL_ON,
+                       settled.silencing, settled.standing)
 
 
 def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
@@ -340,32 +360,6 @@ def _diff_target(plan: ChangePlan, target: Target, request: CheckRequest,
     warnings.extend(w for _, report in found for w in report.warnings)
     return [(f"{target.service.name} {key}" if key else target.service.name, report)
             for key, report in found]
-
-
-def standing_summed_up(result: CheckResult, repo: Repo, new: Revision, changed: tuple[str, ...],
-                       list_all: bool) -> CheckResult:
-    """Warnings about files the change does not touch stand in the repository whatever the
-    change does (nova 3, ironic 7, cinder 8 at their HEAD): one line says how many, unless
-    `list_all`; every report learns which files the change touched (annotations go on
-    those only)."""
-    touched = tuple(in_worktree(new.name(path)) for path in changed)
-    shown = set(touched)
-
-    def standing(warning: str) -> bool:
-        place = warning_place(warning)
-        return place is not None and place[0] not in shown
-
-    count = sum(1 for warning in result.warnings if standing(warning))
-    summary = (f"{count} warning(s) about files this change does not touch (they stand in "
-               f"the repository; --all-warnings lists them)") if count and not list_all else ""
-    documents: list[tuple[str, Report]] = []
-    for label, report in result.documents:
-        kept = tuple(w for w in report.warnings if list_all or not standing(w))
-        if summary and not documents:  # said once, with the first report
-            kept = (*kept, summary)
-        documents.append((label, replace(report, warnings=kept, touched=touched)))
-    warnings = [w for w in result.warnings if list_all or not standing(w)]
-    return CheckResult(documents, warnings + ([summary] if summary else []))
 
 
 def _moved_from(old: Layout | None, new: Layout | None, at: Revision) -> str | None:

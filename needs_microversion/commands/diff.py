@@ -22,6 +22,7 @@ from needs_microversion.load import Validation, empty_snapshot, is_code, load_pa
 from needs_microversion.loaders.openapi.folders import folder_files, is_spec_folder
 from needs_microversion.loaders.openapi.folders import pair as spec_pairs
 from needs_microversion.model.extensions import ADVERTISED_KEY, CODE_KEY, PROJECT_KEY
+from needs_microversion.model.fail_on import FailOn
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.model.versions import Version, names_a_microversion, parse_version
@@ -60,6 +61,10 @@ class DiffRequest:
     evidence: RepositoryEvidence | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
     root: str | None = None  # no file on disk is read outside this folder (None: each tree's)
+    # The run's, not one comparison's: `console.diff` applies them to the reports it prints
+    # (check's own request carries its run's).
+    fail_on: FailOn | None = None  # what makes exit code 1; None: the configuration's
+    baseline: str | None = None  # a baseline file; None: the configuration's, if any
 
 
 def run_diffs(request: DiffRequest) -> list[tuple[str | None, Report]]:
@@ -92,6 +97,17 @@ def run_diffs(request: DiffRequest) -> list[tuple[str | None, Report]]:
     first, report = reports[0]
     reports[0] = (first, replace(report, warnings=(*missing, *report.warnings)))
     return reports
+
+
+def diff_config(request: DiffRequest) -> Config:
+    """The configuration of a diff, read once for all its pairs: `loaded_config`, else
+    `--config`, else the file found from the current folder up."""
+    if request.loaded_config is not None:
+        return request.loaded_config
+    if request.config is not None and not possible_path(request.config):
+        raise InputError("no such file (no file system takes a name this long, or one holding "
+                         "a NUL character)", request.config)
+    return load_config(request.config)
 
 
 def _folder_names(text: str) -> list[str] | None:

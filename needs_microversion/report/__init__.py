@@ -14,6 +14,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import Labelled
 from needs_microversion.report.formats import FORMATS, check_format, resolve_format
@@ -22,8 +23,8 @@ __all__ = ["FORMATS", "check_format", "render", "renderer", "resolve_format"]
 
 
 class Renderer(Protocol):
-    def __call__(self, reports: Sequence[Labelled], *, explain: bool, colour: bool | None
-                 ) -> str: ...
+    def __call__(self, reports: Sequence[Labelled], *, explain: bool, colour: bool | None,
+                 fail_on: FailOn) -> str: ...
 
 
 # Format -> the module whose `render` makes it; imported on use (start-up cost).
@@ -42,11 +43,12 @@ def renderer(fmt: str) -> Renderer:
 
 
 def render(reports: Report | Sequence[Labelled], fmt: str, *, explain: bool = False,
-           colour: bool | None = None) -> str:
+           colour: bool | None = None, fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """Render the report of a diff, or the labelled reports of a check, in one format;
-    `colour=None` lets text decide from stdout and NO_COLOR."""
+    `colour=None` lets text decide from stdout and NO_COLOR; `fail_on` is what the run's
+    exit code was decided by (formats that state an exit code or pass/fail agree with it)."""
     labelled: Sequence[Labelled] = [(None, reports)] if isinstance(reports, Report) \
         else reports
     if not labelled:
         return ""  # a check that compared nothing
-    return renderer(fmt)(labelled, explain=explain, colour=colour)
+    return renderer(fmt)(labelled, explain=explain, colour=colour, fail_on=fail_on)

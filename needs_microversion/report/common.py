@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from needs_microversion.model.fail_on import FailOn, standing_warnings
 from needs_microversion.model.snapshot import Location
 from needs_microversion.model.verdict import BUG_FIX, REQUIRED, Finding, Report
 from needs_microversion.model.versions import parse_version, raised
@@ -74,7 +75,9 @@ def annotation_place(finding: Finding) -> Location | None:
 
 
 def severity(report: Report, finding: Finding) -> str:
-    """ERROR exactly for what makes exit code 1; WARNING for what a reviewer should still see."""
+    """ERROR exactly for what makes exit code 1 by default (`--fail-on required`); WARNING for
+    what a reviewer should still see. A finding's level is its own: `--fail-on` changes the
+    exit code, never what a finding is (as oasdiff's levels stay under its `--fail-on`)."""
     if finding.verdict == REQUIRED:
         failing = not finding.acknowledged and not report.provided(finding)
         return ERROR if failing else WARNING
@@ -94,6 +97,15 @@ def gating(report: Report) -> tuple[str, str]:
            for f in report.findings):
         return "acknowledged", "the changes not gated on a new microversion are acknowledged"
     return "provided", "every required change is gated on a new microversion"
+
+
+def failing_warnings(report: Report, fail_on: FailOn) -> str | None:
+    """Why a report with no microversion missing still fails: its warnings, under
+    `--fail-on warning` (None when they do not fail it)."""
+    if fail_on != "warning" or report.exit_code or not standing_warnings(report):
+        return None
+    # No count: check's one line about untouched files stands for however many it counts.
+    return "the warnings it leaves standing fail the run (--fail-on warning)"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The output formats' names, and the one place `auto` is decided: light enough for the
-command line to import at start-up (its options offer these values)."""
+command line to import at start-up (its options offer and complete these values)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from needs_microversion.errors import InputError
 
 FORMATS = ("text", "json", "markdown", "github", "sarif", "junit", "auto")
+# `history`'s own (report/history.py renders them; the command line completes them).
+HISTORY_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "html")
 
 
 def check_format(fmt: str) -> None:

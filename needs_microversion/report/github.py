@@ -10,21 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, annotation_place, in_worktree, maxima, reaches, severity, standing,
-    warning_place)
+    ERROR, WARNING, Labelled, annotation_place, failing_warnings, in_worktree, maxima, reaches,
+    severity, standing, warning_place)
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else is a notice
 
 
-def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
-           ) -> str:
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None,
+           fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """Every report's commands, one report after the other."""
-    return "".join(render_github(report) for _, report in reports)
+    return "".join(render_github(report, fail_on) for _, report in reports)
 
 
-def render_github(report: Report) -> str:
+def render_github(report: Report, fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     # A change to a shared schema is one annotation on its line, naming what it reaches.
     lines = [_annotation(report, finding, reach.heading) for reach in reaches(report)
              for finding in reach.findings]
@@ -33,7 +34,7 @@ def render_github(report: Report) -> str:
               for note in report.notes]
     lines += [_command("notice", {"title": "needs-microversion evidence"}, item)
               for item in report.evidence]
-    lines.append(_command("notice", {"title": "needs-microversion"}, _verdict(report)))
+    lines.append(_command("notice", {"title": "needs-microversion"}, _verdict(report, fail_on)))
     return "\n".join(lines) + "\n"
 
 
@@ -68,7 +69,7 @@ def _warning(report: Report, warning: str) -> str:
     return _command("warning", properties, text)
 
 
-def _verdict(report: Report) -> str:
+def _verdict(report: Report, fail_on: FailOn) -> str:
     text = CHART_WORDS[report.verdict]
     versions = maxima(report)
     if versions:
@@ -78,7 +79,9 @@ def _verdict(report: Report) -> str:
         level = severity(report, finding)
         counts[level] = counts.get(level, 0) + 1
     summary = ", ".join(f"{n} {level}(s)" for level, n in sorted(counts.items()))
-    return f"{text}: {summary}" if summary else text
+    text = f"{text}: {summary}" if summary else text
+    failing = failing_warnings(report, fail_on)
+    return f"{text}; {failing}" if failing else text
 
 
 def _command(name: str, properties: dict[str, str], message: str) -> str:

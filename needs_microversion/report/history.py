@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from needs_microversion.errors import InputError
 from needs_microversion.model.history import History, HistoryRow, summarize
 from needs_microversion.report import history_html, history_table
+from needs_microversion.report.formats import HISTORY_FORMATS
 from needs_microversion.report.history_releases import (
     RELEASE_COLUMNS, by_release, release_cells, release_table)
 from needs_microversion.report.history_rows import (
     COLUMNS, DISAGREEMENTS, SHORT, cells, disagreeing, printable, row_object, summary_lines,
     summary_object)
-
-HISTORY_FORMATS = ("table", "json", "jsonl", "csv", "markdown", "html")
 
 
 @dataclass(frozen=True)

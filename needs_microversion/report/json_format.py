@@ -6,11 +6,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn, exit_code
 from needs_microversion.model.verdict import Finding, Report
 from needs_microversion.report.common import Labelled, alone, stated_maxima
 
 
-def as_dict(report: Report) -> dict[str, Any]:
+def as_dict(report: Report, fail_on: FailOn = DEFAULT_FAIL_ON) -> dict[str, Any]:
     stated = stated_maxima(report)  # what the text says too
     return {
         "verdict": report.verdict,
@@ -18,7 +19,8 @@ def as_dict(report: Report) -> dict[str, Any]:
         "new_version": stated.new,
         "bumped": stated.bumped,
         "released_version": stated.released,
-        "exit_code": report.exit_code,
+        "exit_code": exit_code(report, fail_on),
+        "fail_on": fail_on,
         "old": report.old,
         "new": report.new,
         "claims": [{"operation": c.text, "reason": c.reason} for c in report.claims],
@@ -35,22 +37,23 @@ def as_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
-           ) -> str:
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None,
+           fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """The one report of a diff; for a check, one object with each document's report and
-    the worst exit code."""
+    the worst exit code (each the process's, under `fail_on`)."""
     report = alone(reports)
     if report is not None:
-        return render_json(report)
-    documents = [{"service": label, "old": one.old, "new": one.new, "report": as_dict(one)}
-                 for label, one in reports]
-    worst = max((one.exit_code for _, one in reports), default=0)
-    return json.dumps({"exit_code": worst, "documents": documents}, indent=2, default=str) + "\n"
+        return render_json(report, fail_on)
+    documents = [{"service": label, "old": one.old, "new": one.new,
+                  "report": as_dict(one, fail_on)} for label, one in reports]
+    worst = max((exit_code(one, fail_on) for _, one in reports), default=0)
+    return json.dumps({"exit_code": worst, "fail_on": fail_on, "documents": documents},
+                      indent=2, default=str) + "\n"
 
 
-def render_json(report: Report) -> str:
+def render_json(report: Report, fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     # No indent: the C encoder only runs without one, and large reports are for programs.
-    return json.dumps(as_dict(report), default=str) + "\n"
+    return json.dumps(as_dict(report, fail_on), default=str) + "\n"
 
 
 def _finding(report: Report, finding: Finding) -> dict[str, Any]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn
 from needs_microversion.model.verdict import CHART_WORDS, REQUIRED, Report
 from needs_microversion.report.common import (
-    Labelled, alone, gating, headed, location, maxima, reaches, standing)
+    Labelled, alone, failing_warnings, gating, headed, location, maxima, reaches, standing)
 
 # Backslash escapes any ASCII punctuation in CommonMark; these are the ones that would mark up
 # (`|` ends a table cell, even inside backticks in GFM).
@@ -15,16 +16,16 @@ _MARKUP = re.compile(r"([\\`*_\[\]<>&|~])")
 _HEADER = ("Finding", "Operation", "What changed", "Verdict", "Gated", "Location")
 
 
-def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
-           ) -> str:
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None,
+           fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """The one report of a diff, or each report of a check under a `## ` heading."""
     report = alone(reports)
-    return render_markdown(report) if report is not None else headed(
-        reports, "## ", render_markdown)
+    return render_markdown(report, fail_on) if report is not None else headed(
+        reports, "## ", lambda one: render_markdown(one, fail_on))
 
 
-def render_markdown(report: Report) -> str:
-    lines = [f"## {CHART_WORDS[report.verdict]}", "", _summary(report)]
+def render_markdown(report: Report, fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
+    lines = [f"## {CHART_WORDS[report.verdict]}", "", _summary(report, fail_on)]
     if report.claims:
         lines += ["", "Claimed silent failures (Q1):", ""]
         lines += [f"- {_inline(claim.text)}: {_inline(claim.reason)}" for claim in report.claims]
@@ -60,7 +61,7 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary(report: Report) -> str:
+def _summary(report: Report, fail_on: FailOn) -> str:
     parts = []
     text = maxima(report)
     if text:
@@ -70,6 +71,9 @@ def _summary(report: Report) -> str:
         parts.append(f"**{state.capitalize()}**: {meaning}.")
     parts.append(f"Compared {_inline(report.old)} -> {_inline(report.new)}: "
                  f"{len(report.findings)} change(s).")
+    failing = failing_warnings(report, fail_on)
+    if failing:
+        parts.append(f"**Failing**: {_inline(failing)}.")
     return " ".join(parts)
 
 

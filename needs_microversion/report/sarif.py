@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from needs_microversion import __version__
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn, exit_code
 from needs_microversion.model.verdict import CHART_WORDS, Finding, Report
 from needs_microversion.report.common import (
     Labelled, annotation_place, in_worktree, severity, standing)
@@ -27,10 +28,10 @@ SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schema
 INFORMATION_URI = "https://pypi.org/project/needs-microversion/"
 
 
-def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
-           ) -> str:
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None,
+           fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """One SARIF log, with a run per report."""
-    logs = [as_sarif(report) for _, report in reports]
+    logs = [as_sarif(report, fail_on) for _, report in reports]
     combined = logs[0]
     for log in logs[1:]:
         combined["runs"].extend(log["runs"])
@@ -41,7 +42,9 @@ def render_sarif(report: Report) -> str:
     return render([(None, report)])
 
 
-def as_sarif(report: Report) -> dict[str, Any]:
+def as_sarif(report: Report, fail_on: FailOn = DEFAULT_FAIL_ON) -> dict[str, Any]:
+    """The report as a SARIF log; `exitCode` is the process's under `fail_on`, and each
+    result's level its finding's own (`severity`)."""
     index = {rule.id: i for i, rule in enumerate(REPORT_RULES)}
     return {
         "$schema": SCHEMA_URI,
@@ -60,7 +63,8 @@ def as_sarif(report: Report) -> dict[str, Any]:
                 "verdictText": CHART_WORDS[report.verdict],
                 "oldVersion": _text(report.old_version),
                 "newVersion": _text(report.new_version),
-                "exitCode": report.exit_code,
+                "exitCode": exit_code(report, fail_on),
+                "failOn": fail_on,
                 "evidence": list(report.evidence),
                 "notes": list(report.notes),
                 "warnings": list(report.warnings),

@@ -7,9 +7,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn
 from needs_microversion.model.verdict import CHART_WORDS, NOT_REQUIRED, REQUIRED, Finding, Report
 from needs_microversion.report.common import (
-    ERROR, WARNING, Labelled, alone, gating, headed, location, maxima, reaches, severity)
+    ERROR, WARNING, Labelled, alone, failing_warnings, gating, headed, location, maxima, reaches,
+    severity)
 from needs_microversion.rules import walk
 
 _RED, _YELLOW, _GREEN, _DIM, _RESET = "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"
@@ -22,21 +24,26 @@ def colour_wanted(stream: TextIO | None = None) -> bool:
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
-def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None
-           ) -> str:
+def render(reports: Sequence[Labelled], *, explain: bool = False, colour: bool | None = None,
+           fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     """The one report of a diff, or each report of a check under a `== ` heading."""
     report = alone(reports)
     if report is not None:
-        return render_text(report, explain=explain, colour=colour)
-    return headed(reports, "== ", lambda one: render_text(one, explain=explain, colour=colour))
+        return render_text(report, explain=explain, colour=colour, fail_on=fail_on)
+    return headed(reports, "== ", lambda one: render_text(one, explain=explain, colour=colour,
+                                                         fail_on=fail_on))
 
 
-def render_text(report: Report, *, explain: bool = False, colour: bool | None = None) -> str:
+def render_text(report: Report, *, explain: bool = False, colour: bool | None = None,
+                fail_on: FailOn = DEFAULT_FAIL_ON) -> str:
     paint = _painter(colour_wanted() if colour is None else colour)
     lines = [paint(CHART_WORDS[report.verdict], _verdict_colour(report)) + _versions(report)]
     if report.verdict == REQUIRED:
         state, meaning = gating(report)
         lines.append(f"  {state}: {meaning}")
+    failing = failing_warnings(report, fail_on)
+    if failing:  # else a passing verdict would sit beside exit code 1
+        lines.append(f"  {paint(failing, _RED)}")
     for claim in report.claims:
         lines.append(f"  claim (Q1): {claim.text}: {claim.reason}")
     for reach in reaches(report):
