@@ -19,7 +19,7 @@ from benchmarks.known_truth.projects import Profile, Version, vstr
 
 CLASSES = ["forgotten", "done-right", "raised-owns", "docs-only", "new-error-code",
            "gated-409", "marker-not-evidence", "unreleased-next", "code-refactor",
-           "served-before"]
+           "served-before", "code-only"]
 
 # A status code newly documented by a change of the api-ref alone: the API did not change
 # (the change touches no code: rule documentation-only), so no project needs a microversion
@@ -250,8 +250,8 @@ KINDS = ["resp-add", "req-add", "query-add"]
 
 def contract_change(ctx: Context, bumped: bool, doc_gate: bool,
                     only_files: set[str] | None = None,
-                    kinds: list[str] | None = None) -> tuple[dict[str, str | None], str,
-                                                              Version | None]:
+                    kinds: list[str] | None = None, docs: bool = True
+                    ) -> tuple[dict[str, str | None], str, Version | None]:
     """A new response/request attribute or query parameter: api-ref row + parameters.yaml
     entry + the code a contributor writes. With `bumped`, the version file raised by one
     (history entry, release note) and the code gated on it; the api-ref row gated too
@@ -282,6 +282,9 @@ def contract_change(ctx: Context, bumped: bool, doc_gate: bool,
         except Skip as exc:
             last = str(exc)
             continue
+        if not docs:  # the contract changed in code alone: api-ref left as it was
+            return ({**pending, **code.changes},
+                    f"{word} `{plan.attr}` on {op.key}, code only; code: {code.what}", new)
         apiref.apply_add_row(tree, plan, ctx.rng, new if doc_gate else None,
                              request=kind != "resp-add")
         changes: dict[str, str | None] = {**pending, **tree.changes(), **code.changes}
@@ -323,6 +326,20 @@ def build_raised_owns(ctx: Context) -> Built:
     built = _contract(ctx, gated_docs=False, bumped=True)
     built.message = f"Microversion {vstr(built.new_max)}: " + built.description.split(" (")[0]
     return built
+
+
+def build_code_only(ctx: Context) -> Built:
+    """The classic forgotten microversion: an attribute or query parameter added to the
+    code's JSON schema and handler, no bump, no api-ref change (issue 35). Only where the
+    code declares its contract (nova, masakari); elsewhere the class is skipped."""
+    if not ctx.profile.schema_code:
+        raise Skip("the code declares no contract a static reader reads")
+    changes, what, _ = contract_change(ctx, False, False, docs=False,
+                                       kinds=["req-add", "query-add", "resp-add"])
+    if not any(path.startswith(ctx.profile.code_dirs) and "/schemas/" in path
+               for path in changes):
+        raise Skip("the handler's schema was not edited: the contract change is not declared")
+    return Built(changes, "Add " + what.split(",")[0], what, 1)
 
 
 def build_marker(ctx: Context) -> Built:
@@ -514,4 +531,5 @@ BUILDERS: dict[str, Callable[[Context], Built]] = {
     "unreleased-next": build_unreleased,
     "code-refactor": build_refactor,
     "served-before": build_served_before,
+    "code-only": build_code_only,
 }

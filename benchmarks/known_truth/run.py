@@ -29,9 +29,17 @@ def argv_for(mode: str, case: dict) -> list[str]:
     if mode == "check":
         return [tool_path(), "check", "--from-ref", case["base"], "--to-ref", case["new"],
                 "--format", "json", "--no-validate"]
+    if case.get("class") in CODE_CLASSES:  # the change is in the code: diff its contracts
+        return [tool_path(), "diff", f"code:{case['base']}", f"code:{case['new']}",
+                "--format", "json", "--no-validate"]
     folder = case["api_ref"]
     return [tool_path(), "diff", f"{case['base']}:{folder}", f"{case['new']}:{folder}",
             "--format", "json", "--no-validate"]
+
+
+# Classes whose change only the code shows: `diff` compares the two revisions' code
+# contracts (`code:REV`), as a user comparing them by hand would.
+CODE_CLASSES = frozenset({"code-only"})
 
 
 def run_mode(mode: str, case: dict, timeout: float) -> dict:
