@@ -145,7 +145,9 @@ class PairDiff:
     def _diff_properties(self, sa: Schema, sb: Schema, va: Version, vb: Version,
                          direction: str, at: dict[str, Any]) -> Iterable[Rel | Child]:
         pa, pb = _visible(sa, va, direction), _visible(sb, vb, direction)
-        free = sa.free_form and sb.free_form
+        # A key documented in (or taken out of) a map of the user's keys: the side that
+        # declares none says the keys were never the API's.
+        free = (sa.free_form and sb.open_keys) or (sb.free_form and sa.open_keys)
         for name in sorted(set(pa) | set(pb) | sa.required ^ sb.required):
             a, b = pa.get(name), pb.get(name)
             segment = "/" + name.replace("~", "~0").replace("/", "~1")

@@ -59,8 +59,9 @@ class Schema:
     all_of: frozenset[str] | None = None  # the allOf branches that validate, when allOf is used
 
     @property
-    def free_form(self) -> bool:
-        """Accepts keys nobody listed: explicit additionalProperties, or a bare map."""
+    def open_keys(self) -> bool:
+        """Lets keys nobody listed through: additionalProperties true or an untyped schema,
+        or a bare object that says nothing of its keys."""
         if self.additional is True:
             return True
         if isinstance(self.additional, RawSchema):
@@ -69,6 +70,15 @@ class Schema:
                 k for k in node if not k.startswith("x-") and k not in ("description", "title"))
         return self.additional is None and not self.properties and self.types == frozenset(
             {"object"})
+
+    @property
+    def free_form(self) -> bool:
+        """Keys are the user's data: open keys and no property of its own declared. An
+        object that declares properties and also lets other keys through (nova's legacy
+        `additionalProperties: True` on request bodies) is tolerant, not free-form: its
+        declared keys are the contract (configured paths such as nova's
+        `os:scheduler_hints` stay free-form whatever they declare)."""
+        return self.open_keys and not self.properties
 
 
 class SchemaLookup(Protocol):

@@ -22,9 +22,12 @@ class Attribute(Rule):
         `GET /servers/{server_id}`.
 
     No microversion needed when
-        A key is added to or removed from a free-form object: one that says
-        `additionalProperties: true`, or a configured free-form path (nova's
-        `os:scheduler_hints`: schedulers depend on the cloud).
+        A key is added to or removed from a free-form object, a map of the user's own
+        keys: one that declares no property and says `additionalProperties: true` (a
+        server's metadata), or a configured free-form path (nova's `os:scheduler_hints`:
+        schedulers depend on the cloud). An object that declares its properties and also
+        lets other keys through (nova's legacy request bodies) is not free-form: a new
+        declared key there is a new attribute.
 
     Options
         `--free-form POINTER` (repeatable, `*` matches one segment) marks more free-form
