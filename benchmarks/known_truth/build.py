@@ -19,7 +19,7 @@ from benchmarks.known_truth.projects import Profile, Version, vstr
 
 CLASSES = ["forgotten", "done-right", "raised-owns", "docs-only", "new-error-code",
            "gated-409", "marker-not-evidence", "unreleased-next", "code-refactor",
-           "served-before", "code-only"]
+           "served-before", "code-only", "bump-forgotten", "coverage"]
 
 # A status code newly documented by a change of the api-ref alone: the API did not change
 # (the change touches no code: rule documentation-only), so no project needs a microversion
@@ -328,6 +328,103 @@ def build_raised_owns(ctx: Context) -> Built:
     return built
 
 
+def build_bump_forgotten(ctx: Context) -> Built:
+    """`done-right` with the version file's maximum left where it was: the code gated on
+    the next microversion, the api-ref gated on it, its history entry and release note
+    written, the raise forgotten (issue 35: a gate above the version file's maximum is
+    served by no microversion). Where the maximum is not one string constant, skipped."""
+    built = _contract(ctx, gated_docs=True, bumped=True)
+    found = projects.version_file(ctx.profile, ctx.repo, ctx.rev)
+    assert found is not None and built.new_max is not None
+    path = found[0]
+    text = built.changes.get(path)
+    unraised = None if text is None else projects.max_unraised(ctx.profile, text, ctx.old_max)
+    if unraised is None:
+        raise Skip("the version file's maximum is not one string constant")
+    built.changes[path] = unraised
+    built.truth = 1
+    built.message = f"Microversion {vstr(built.new_max)}: " + built.description.split(" (")[0]
+    built.detail["gated_on"] = vstr(built.new_max)  # the maximum stays: no new one
+    built.new_max = None
+    return built
+
+
+# A schema declared where the code declared none: what the schema-coverage commits do
+# (nova 92442bfaf1 "permissive query schemas, effectively a no-op"; the response schemas
+# written for behaviour that already existed).
+_COVERAGE = {
+    "query-add": ("query_schema", "_query",
+                  "{\n    'type': 'object',\n    'properties': {},\n"
+                  "    'additionalProperties': True,\n}\n"),
+    "req-add": ("schema", "_request",
+                "{\n    'type': 'object',\n    'properties': {},\n"
+                "    'additionalProperties': True,\n}\n"),
+    "resp-add": ("response_body_schema", "_response",
+                 "{\n    'type': 'object',\n    'properties': {},\n"
+                 "    'additionalProperties': True,\n}\n"),
+}
+
+
+def build_coverage(ctx: Context) -> Built:
+    """nova and masakari: a handler with no query (GET), request (POST, PUT) or response
+    schema gets one, a
+    permissive schema added to its schema module and the decorator to the handler; no
+    bump, no api-ref change. Truth 0: a schema added where none was declared describes
+    what the API already did (issue 35's coverage rule)."""
+    if not ctx.profile.schema_code:
+        raise Skip("the code declares no contract a static reader reads")
+    tree = ctx.tree()
+    validation = "\n".join(ctx.repo.blob(ctx.rev, path) or "" for path in (
+        f"{ctx.name}/api/validation/__init__.py", f"{ctx.name}/api/validation.py"))
+    ops = tree.operations()
+    last = "every handler tried declares its schemas"
+    for _ in range(ATTEMPTS * 3):
+        op = ctx.rng.choice(ops)
+        kind = ctx.rng.choice(["query-add" if op.method == "GET" else "req-add", "resp-add"]
+                              if op.method in ("GET", "POST", "PUT") else ["resp-add"])
+        decorator, suffix, body = _COVERAGE[kind]
+        if f"def {decorator}(" not in validation:
+            last = f"validation.{decorator} does not exist at this revision"
+            continue
+        try:
+            handler = handler_for(ctx, tree, op)
+        except Skip as exc:
+            last = str(exc)
+            continue
+        module = ctx.repo.blob(ctx.rev, handler.module)
+        func = pyedit.locate(ast.parse(module), handler) if module else None
+        if module is None or func is None or pyedit.schema_decorators(func, kind):
+            last = f"{op.key}: its handler declares a {decorator} already"
+            continue
+        aliases = [ref.module_alias for k in ("req-add", "query-add", "resp-add")
+                   for other in ast.walk(ast.parse(module))
+                   if isinstance(other, ast.FunctionDef)
+                   for ref in pyedit.schema_decorators(other, k)]
+        spath = pyedit.schema_module_path(module, aliases[0]) if aliases else None
+        stext = ctx.repo.blob(ctx.rev, spath) if spath else None
+        if stext is None:
+            last = f"{handler.module} uses no schema module"
+            continue
+        name = f"{handler.func.strip('_')}{suffix}"
+        if re.search(rf"^{name}\b", stext, re.M):
+            last = f"{name} exists in {spath}"
+            continue
+        lines = module.split("\n")
+        at = func.lineno - 1  # the `def` line: the new decorator goes last, above it
+        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+        lines.insert(at, f"{indent}@validation.{decorator}({aliases[0]}.{name})")
+        text = "\n".join(lines)
+        if "validation" not in module or not pyedit.parses(text):
+            last = "the decorator cannot be written here"
+            continue
+        changes: dict[str, str | None] = {
+            handler.module: text, spath: stext.rstrip("\n") + f"\n\n{name} = {body}"}
+        what = (f"{decorator} declared for {op.key} ({handler.module}: "
+                f"{handler.cls or ''}.{handler.func}), {spath}: {name}")
+        return Built(changes, f"Add {decorator.replace('_', ' ')} for {op.key}", what, 0)
+    raise Skip(last)
+
+
 def build_code_only(ctx: Context) -> Built:
     """The classic forgotten microversion: an attribute or query parameter added to the
     code's JSON schema and handler, no bump, no api-ref change (issue 35). Only where the
@@ -532,4 +629,6 @@ BUILDERS: dict[str, Callable[[Context], Built]] = {
     "code-refactor": build_refactor,
     "served-before": build_served_before,
     "code-only": build_code_only,
+    "bump-forgotten": build_bump_forgotten,
+    "coverage": build_coverage,
 }
