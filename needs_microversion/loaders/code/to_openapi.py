@@ -61,20 +61,25 @@ def _from_the_start(node: Any, first: Version) -> None:
     """Drop every lower bound at the API's first microversion: what starts there was always
     there, however the code spells it (an undecorated method, or `'2.1'`); and drop the
     alternatives that end below it (no schema "before 2.1": no such version is served)."""
-    if isinstance(node, dict):
-        bounds = node.get(OPENSTACK_KEY)
-        if isinstance(bounds, dict) and bounds.get(MIN_VERSION_KEYS[0]) == str(first):
-            del bounds[MIN_VERSION_KEYS[0]]
-            if not bounds:
-                del node[OPENSTACK_KEY]
-        variants = node.get("oneOf")
-        if isinstance(variants, list):
-            node["oneOf"] = [v for v in variants if not _ends_before(v, first)] or variants
-        for value in node.values():
-            _from_the_start(value, first)
-    elif isinstance(node, list):
-        for value in node:
-            _from_the_start(value, first)
+    start = str(first)
+    pending = [node]  # a walk of plain JSON data (nova's is ~100k nodes): no recursion
+    while pending:
+        node = pending.pop()
+        if type(node) is dict:
+            bounds = node.get(OPENSTACK_KEY)
+            if type(bounds) is dict and bounds.get(MIN_VERSION_KEYS[0]) == start:
+                del bounds[MIN_VERSION_KEYS[0]]
+                if not bounds:
+                    del node[OPENSTACK_KEY]
+            variants = node.get("oneOf")
+            if type(variants) is list:
+                node["oneOf"] = [v for v in variants if not _ends_before(v, first)] or variants
+            pending.extend(value for value in node.values() if type(value) in _CONTAINERS)
+        elif type(node) is list:
+            pending.extend(value for value in node if type(value) in _CONTAINERS)
+
+
+_CONTAINERS = (dict, list)
 
 
 def _ends_before(variant: Any, first: Version) -> bool:
