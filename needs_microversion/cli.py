@@ -251,6 +251,9 @@ def history(
     link_template: Annotated[Optional[str], typer.Option(
         help="Link each commit as this URL, {commit} standing for its id (default: from "
         "the origin remote on opendev, GitHub or GitLab; none elsewhere).")] = None,
+    workers: Annotated[Optional[int], typer.Option(
+        "--workers", "-j", min=1, help="Commits judged at once (default: one per core; 1: "
+        "one at a time, in this process). The rows are the same either way.")] = None,
 ) -> int:
     """Judge every first-parent commit that touched the API documents, against its parent.
 
@@ -273,7 +276,8 @@ def history(
     request = HistoryRequest(since=since, until=until, fmt=fmt, validate=validate,
                              config=config, profile=profile, catch_up=catch_up,
                              count_corrections=count_corrections,
-                             disabled=tuple(disable or ()), link_template=link_template)
+                             disabled=tuple(disable or ()), link_template=link_template,
+                             workers=workers)
     plan = plan_history(request)
     bar = ProgressBar.on_terminal()
 

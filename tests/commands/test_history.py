@@ -232,3 +232,33 @@ def test_a_follow_up_of_a_microversion_already_served_agrees(tmp_path: Path, mon
     assert (follow_up["verdict"], follow_up["exit_code"], follow_up["disagreement"]) == (
         "required", 0, None), follow_up
     assert data["summary"]["agree_with_version_file"] == data["summary"]["compared"]
+
+
+def test_rows_are_the_same_with_one_worker_or_many(tmp_path: Path, monkeypatch,
+                                                   run_cli) -> None:
+    """Batches of commits judged in forked children give the rows one process gives, in
+    order; a batch whose child could not start is judged in this process."""
+    from needs_microversion import forked
+    from needs_microversion.commands import history as command
+
+    repo = history_repo(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    monkeypatch.setattr(command, "_BATCH", 1)  # three commits: three batches
+    alone = run_cli("history", "--format", "json", "--workers", "1")
+    started: list[object] = []
+    start = forked.start
+
+    def counted(work, hook=None):  # type: ignore[no-untyped-def]
+        child = start(work, hook)
+        started.append(child)
+        return child
+
+    monkeypatch.setattr(forked, "start", counted)
+    many = run_cli("history", "--format", "json", "-j", "3")
+    assert alone[0] == 0 and many == alone
+    if forked.can_fork():
+        assert len(started) >= 3 and all(child is not None for child in started)
+    monkeypatch.setattr(forked, "start", lambda work, hook=None: None)
+    assert run_cli("history", "--format", "json", "-j", "2") == alone
+    code, _, err = run_cli("history", "--workers", "0")
+    assert code == 2 and "--workers" in err
