@@ -11,9 +11,11 @@ release tag. `Project.commit(...)` changes files and returns the commit id.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -458,3 +460,35 @@ def cinder_like(top: Path) -> Project:
         **cinder_tree("v2"), **cinder_tree("v3"),
         "releasenotes/notes/.placeholder": "",
     }, project)
+
+
+def check_reports(repo: Project, run_cli: Any, monkeypatch: Any) -> tuple[int, dict[str, Any]]:
+    """`check` of the repository's last commit, the CI way: its exit code (0 or 1) and its
+    JSON reports by service."""
+    monkeypatch.chdir(repo.top)
+    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                             "--no-validate", "--format", "json")
+    assert code in (0, 1), err
+    return code, {doc["service"]: doc["report"] for doc in json.loads(out)["documents"]}
+
+
+def flavors_inc(*names: str) -> str:
+    """An api-ref file whose rows name parameters parameters.yaml does not define: each is
+    a warning that stands in the repository whatever a change does."""
+    rows = "".join(f"  - {name}: {name}\n" for name in names)
+    return NOVA_SERVERS.replace("Show Server", "Show Flavor").replace(
+        "/servers/{server_id}", "/flavors/{server_id}").replace(
+        "  - status: status\n", "  - status: status\n" + rows)
+
+
+FLAVORS_INDEX = ".. rest_expand_all::\n\n.. include:: servers.inc\n.. include:: flavors.inc\n"
+
+
+def with_standing_warning(top: Path) -> Project:
+    """A nova-like repository whose flavors.inc names an undefined parameter (a warning
+    about a file the last change does not touch), and a change to servers.inc on top."""
+    project = nova_like(top)
+    project.commit({"api-ref/source/flavors.inc": flavors_inc("undefined_thing"),
+                    "api-ref/source/index.rst": FLAVORS_INDEX})
+    project.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    return project

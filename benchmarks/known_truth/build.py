@@ -170,6 +170,17 @@ def handler_for(ctx: Context, tree: apiref.Tree, op: apiref.Operation) -> pyedit
     return handler
 
 
+def _handler_text(ctx: Context, tree: apiref.Tree, op: apiref.Operation
+                  ) -> tuple[pyedit.Handler, str] | str:
+    """The operation's handler and its module's text at the revision, or why not."""
+    try:
+        handler = handler_for(ctx, tree, op)
+    except Skip as exc:
+        return str(exc)
+    module = ctx.repo.blob(ctx.rev, handler.module)
+    return (handler, module) if module is not None else f"{handler.module} missing"
+
+
 def edit_code(ctx: Context, tree: apiref.Tree, op: apiref.Operation, kind: str, attr: str,
               wrapper: str | None, is_list: bool, typ: str, gate_version: Version | None,
               pending: dict[str, str | None]) -> CodeEdit:
@@ -386,14 +397,13 @@ def build_coverage(ctx: Context) -> Built:
         if f"def {decorator}(" not in validation:
             last = f"validation.{decorator} does not exist at this revision"
             continue
-        try:
-            handler = handler_for(ctx, tree, op)
-        except Skip as exc:
-            last = str(exc)
+        found = _handler_text(ctx, tree, op)
+        if isinstance(found, str):
+            last = found
             continue
-        module = ctx.repo.blob(ctx.rev, handler.module)
-        func = pyedit.locate(ast.parse(module), handler) if module else None
-        if module is None or func is None or pyedit.schema_decorators(func, kind):
+        handler, module = found
+        func = pyedit.locate(ast.parse(module), handler)
+        if func is None or pyedit.schema_decorators(func, kind):
             last = f"{op.key}: its handler declares a {decorator} already"
             continue
         aliases = [ref.module_alias for k in ("req-add", "query-add", "resp-add")
@@ -597,14 +607,11 @@ def build_served_before(ctx: Context) -> Built:
         if edit is None:
             last = f"no removable response row in {op.key}"
             continue
-        try:
-            handler = handler_for(ctx, tree, op)
-        except Skip as exc:
-            last = str(exc)
+        found = _handler_text(ctx, tree, op)
+        if isinstance(found, str):
+            last = found
             continue
-        module = ctx.repo.blob(ctx.rev, handler.module)
-        if module is None:
-            continue
+        handler, module = found
         apiref.apply_remove_row(tree, edit, None)
         base = dict(tree.changes())
         restored = {path: ctx.repo.blob(ctx.rev, path) for path in base}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from gitrepo import one_error_line, quiet_git  # noqa: F401  (its autouse fixture)
-from repositories import NOVA_SERVERS, Project, nova_like
+from repositories import NOVA_SERVERS, Project, flavors_inc, with_standing_warning
 
 from needs_microversion.commands.baseline import Entry, parse_baseline
 
@@ -18,25 +18,11 @@ CHECK = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
 STANDING = "no definition for 'undefined_thing' in parameters.yaml; skipped"
 
 
-def _flavors(*names: str) -> str:
-    """An api-ref file whose rows name parameters parameters.yaml does not define."""
-    rows = "".join(f"  - {name}: {name}\n" for name in names)
-    return NOVA_SERVERS.replace("Show Server", "Show Flavor").replace(
-        "/servers/{server_id}", "/flavors/{server_id}").replace(
-        "  - status: status\n", "  - status: status\n" + rows)
-
-
-INDEX = ".. rest_expand_all::\n\n.. include:: servers.inc\n.. include:: flavors.inc\n"
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """A nova-like repository with a warning that stands in flavors.inc, and a change to
     servers.inc on top; the current folder is its top."""
-    project = nova_like(tmp_path / "nova")
-    project.commit({"api-ref/source/flavors.inc": _flavors("undefined_thing"),
-                    "api-ref/source/index.rst": INDEX})
-    project.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    project = with_standing_warning(tmp_path / "nova")
     monkeypatch.chdir(project.top)
     return project
 
@@ -96,7 +82,7 @@ def test_entries_survive_edits_that_move_lines_and_any_current_folder(
     run_cli(*CHECK, "--write-baseline", "baseline.yaml")
     _reasoned(repo.top / "baseline.yaml")
     # Twenty lines above the standing row: the warning's line moves, its entry still holds.
-    repo.commit({"api-ref/source/flavors.inc": "\n" * 20 + _flavors("undefined_thing")})
+    repo.commit({"api-ref/source/flavors.inc": "\n" * 20 + flavors_inc("undefined_thing")})
     (repo.top / "api-ref/source/servers.inc").write_text(NOVA_SERVERS + "\n")
     monkeypatch.chdir(repo.top / "api-ref" / "source")
     for args in (CHECK, ("check", "--base", "HEAD", "--no-validate")):  # git, then the disk
@@ -135,7 +121,7 @@ def test_writing_never_changes_a_file_the_tool_did_not_write(repo: Project, run_
     _reasoned(path)
     path.write_text(path.read_text() + "# my comment, kept\n")
     before = path.read_text()
-    repo.commit({"api-ref/source/flavors.inc": _flavors("undefined_thing", "other_thing")})
+    repo.commit({"api-ref/source/flavors.inc": flavors_inc("undefined_thing", "other_thing")})
     code, _, err = run_cli(*CHECK, "--baseline", "baseline.yaml", "--write-baseline",
                            "baseline.yaml")
     assert code == 0 and "baseline.yaml: added 1 baseline entry: give each its reason" in err

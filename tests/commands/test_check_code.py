@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from code_repos import NOVA
 from gitrepo import quiet_git
-from repositories import Project, git, nova_like
+from repositories import Project, check_reports, git, nova_like
 
 __all__ = ["quiet_git"]
 
@@ -37,15 +37,6 @@ def project(tmp_path: Path) -> Project:
     return repo
 
 
-def _check(repo: Project, run_cli: Any, monkeypatch: pytest.MonkeyPatch
-           ) -> tuple[int, dict[str, Any]]:
-    monkeypatch.chdir(repo.top)
-    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
-                             "--no-validate", "--format", "json")
-    assert code in (0, 1), err
-    return code, {doc["service"]: doc["report"] for doc in json.loads(out)["documents"]}
-
-
 def _edit(repo: Project, path: str, old: str, new: str) -> str:
     text = (repo.top / path).read_text()
     assert old in text, old
@@ -62,7 +53,7 @@ def test_a_contract_change_only_in_code_needs_a_microversion(project: Project, r
     project.commit({SCHEMAS: _edit(project, SCHEMAS, "'properties': {'name': parameter_types.name}",
                                    "'properties': {'name': parameter_types.name,"
                                    " 'colour': {'type': 'string'}}")}, "colour, no microversion")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     assert _required(reports["nova code"]) == ["attribute-added"]
     assert reports["nova code"]["bookkeeping"]["next_version"] == "2.6"
@@ -82,7 +73,7 @@ def test_the_same_change_done_right(project: Project, run_cli, monkeypatch) -> N
                        "    @validation.schema(schema.create_v26, '2.6')\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6",
                    max_version="2.6", history="2.6", note="Adds colour in microversion 2.6.")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
     [change] = [c for c in reports["nova code"]["changes"] if c["id"] == "attribute-added"]
     assert change["gated"] == "2.6" and change["provided"]
@@ -98,7 +89,7 @@ def test_the_bump_forgotten(project: Project, run_cli, monkeypatch) -> None:
                        "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
                        "    @validation.schema(schema.create_v26, '2.6')\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6, no bump")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     [change] = [c for c in reports["nova code"]["changes"] if c["id"] == "attribute-added"]
     assert change["gated"] == "2.6" and not change["provided"]
@@ -133,7 +124,7 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
         files[SCHEMAS] = (project.top / SCHEMAS).read_text().replace(
             "'additionalProperties': False,\n}", "'additionalProperties':\n        False,\n}")
     project.commit(files, f"{refactor}: no contract change")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0
     assert reports["nova code"]["changes"] == [], reports["nova code"]["changes"]
 
@@ -147,7 +138,7 @@ def test_a_schema_declared_where_none_was_is_coverage(project: Project, run_cli,
     controller = _edit(project, CONTROLLER, "    @wsgi.action('os-stop')\n",
                        "    @wsgi.action('os-stop')\n    @validation.schema(schema.stop)\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "a schema for os-stop")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
     ids = {c["id"] for c in reports["nova code"]["changes"]}
     assert ids and ids <= {"schema-declared"}
@@ -156,7 +147,7 @@ def test_a_schema_declared_where_none_was_is_coverage(project: Project, run_cli,
 def test_a_change_that_edits_no_api_code_reads_no_code(project: Project, run_cli,
                                                        monkeypatch) -> None:
     project.commit({"README.rst": "words\n"}, "documentation")
-    _, reports = _check(project, run_cli, monkeypatch)
+    _, reports = check_reports(project, run_cli, monkeypatch)
     assert "nova code" not in reports
 
 

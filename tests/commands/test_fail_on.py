@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from gitrepo import one_error_line, quiet_git  # noqa: F401  (its autouse fixture)
-from repositories import NOVA_SERVERS, nova_like
+from repositories import with_standing_warning
 
 from needs_microversion.model.change import Change
 from needs_microversion.model.fail_on import FAIL_ON, counts_as_warning, exit_code
@@ -143,13 +143,7 @@ def test_a_bad_configured_value_is_exit_2_naming_the_file_and_key(pair, run_cli,
 def test_check_fails_on_the_warnings_it_sums_up(tmp_path: Path, monkeypatch, run_cli) -> None:
     """A warning about a file the change does not touch stands in the repository: the one
     line that counts it fails `--fail-on warning` (until a baseline silences it)."""
-    repo = nova_like(tmp_path / "r")
-    other = NOVA_SERVERS.replace("Show Server", "Show Flavor").replace(
-        "/servers/{server_id}", "/flavors/{server_id}").replace(
-        "  - status: status\n", "  - status: status\n  - undefined_thing: undefined_thing\n")
-    repo.commit({"api-ref/source/flavors.inc": other, "api-ref/source/index.rst":
-                 ".. rest_expand_all::\n\n.. include:: servers.inc\n.. include:: flavors.inc\n"})
-    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    repo = with_standing_warning(tmp_path / "r")
     monkeypatch.chdir(repo.top)
     args = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
     for fail_on, expected in (("required", 0), ("warning", 1), ("never", 0)):

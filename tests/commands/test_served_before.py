@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from code_repos import NOVA
 from gitrepo import quiet_git
-from repositories import Project, nova_like
+from repositories import Project, check_reports, nova_like
 
 __all__ = ["quiet_git"]
 
@@ -114,15 +114,6 @@ def project(tmp_path: Path) -> Project:
     return repo
 
 
-def _check(repo: Project, run_cli: Any, monkeypatch: pytest.MonkeyPatch
-           ) -> tuple[int, dict[str, Any]]:
-    monkeypatch.chdir(repo.top)
-    code, out, err = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
-                             "--no-validate", "--format", "json")
-    assert code in (0, 1), err
-    return code, {doc["service"]: doc["report"] for doc in json.loads(out)["documents"]}
-
-
 def _code_edit(repo: Project, word: str) -> dict[str, str]:
     """An edit of the controller that names `word` (a reviewer's grep would find it)."""
     text = (repo.top / CONTROLLER).read_text()
@@ -147,7 +138,7 @@ def test_a_key_the_base_code_accepted_is_the_document_catching_up(
     needs no microversion, and the finding says where the code served it."""
     project.commit({**_row(project, "size", "widget_size"), **_code_edit(project, "size")},
                    "document the widget's size")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
     [finding] = reports["nova"]["changes"]
     assert (finding["id"], finding["verdict"]) == ("served-before", "not-required")
@@ -168,7 +159,7 @@ def test_a_key_the_base_code_did_not_accept_stays_a_contract_change(
         "create_v22['properties']['widget']['properties']['colour'] = {'type': 'string'}\n")
     project.commit({**_row(project, "colour", "widget_colour"), SCHEMAS: schemas},
                    "colour, no microversion")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     assert ("attribute-added", "required") in _changes(reports["nova"])
     assert ("attribute-added", "required") in _changes(reports["nova code"])
@@ -181,7 +172,7 @@ def test_an_operation_the_base_code_routed_is_the_document_catching_up(
     inc = (project.top / WIDGETS_INC).read_text()
     project.commit({WIDGETS_INC: inc + SHOW, **_code_edit(project, "widgets")},
                    "document showing a widget")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
     assert ("served-before", "not-required") in _changes(reports["nova"])
 
@@ -191,7 +182,7 @@ def test_without_the_base_code_the_same_addition_fails_safe(
     """A change that edits no API code reads no code contract: `size` documented with only a
     documentation change is documentation-only (no code), never served-before."""
     project.commit(_row(project, "size", "widget_size"), "document the widget's size")
-    code, reports = _check(project, run_cli, monkeypatch)
+    code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0
     assert "nova code" not in reports
     assert all(c["id"] != "served-before" for c in reports["nova"]["changes"])

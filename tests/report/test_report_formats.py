@@ -467,15 +467,9 @@ def test_standing_warnings_are_summed_up_and_annotations_stay_on_the_change(
     """A file the change does not touch warns at every run: one line counts it (the switch
     lists it), and GitHub annotations go on the change's own files only."""
     from gitrepo import quiet_git  # noqa: F401
-    from repositories import NOVA_SERVERS, nova_like
+    from repositories import with_standing_warning
 
-    repo = nova_like(tmp_path / "r")
-    other = NOVA_SERVERS.replace("Show Server", "Show Flavor").replace(
-        "/servers/{server_id}", "/flavors/{server_id}").replace(
-        "  - status: status\n", "  - status: status\n  - undefined_thing: undefined_thing\n")
-    repo.commit({"api-ref/source/flavors.inc": other, "api-ref/source/index.rst":
-                 ".. rest_expand_all::\n\n.. include:: servers.inc\n.. include:: flavors.inc\n"})
-    repo.commit({"api-ref/source/servers.inc": NOVA_SERVERS.replace("Show Server", "Show")})
+    repo = with_standing_warning(tmp_path / "r")
     monkeypatch.chdir(repo.top)
     args = ("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
     code, out, err = run_cli(*args, "--all-warnings")
