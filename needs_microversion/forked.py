@@ -16,8 +16,8 @@ import fcntl
 import os
 import stat
 import sys
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -44,8 +44,24 @@ class Helper:
 
 def can_fork() -> bool:
     """Linux only: elsewhere forking a process that may hold other threads' locks is
-    unsafe (macOS) or impossible (Windows)."""
-    return sys.platform.startswith("linux")
+    unsafe (macOS) or impossible (Windows). Not inside `here_only`."""
+    return sys.platform.startswith("linux") and not _here_only
+
+
+_here_only = False
+
+
+@contextmanager
+def here_only() -> Iterator[None]:
+    """Do every piece of work in this process for the rest of the block: the process is
+    one of several already sharing the cores (`history`'s workers), and what it reads
+    stays in its memory for the next piece (a child's reads are lost with it)."""
+    global _here_only
+    before, _here_only = _here_only, True
+    try:
+        yield
+    finally:
+        _here_only = before
 
 
 def start(work: Callable[[], T], hook: AuditHook | None = None) -> Child[T] | None:

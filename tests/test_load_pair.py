@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -70,6 +71,18 @@ def test_revisions_side_by_side_leave_no_copy_behind(
     assert os.listdir(temp) == []
     assert side_by_side == _one_after_the_other(monkeypatch, "HEAD~1:api-ref/source",
                                                 "HEAD:api-ref/source")
+
+
+def test_here_only_reads_both_sides_in_this_process(tmp_path: Path) -> None:
+    """A `history` worker shares the cores with the others: it forks no child of its own,
+    and what it reads stays in its memory."""
+    old = tmp_path / "old"
+    shutil.copytree(SOURCE, old)
+    with forked.here_only():
+        assert not forked.can_fork() and forked.start(lambda: 1) is None
+        facts = _facts(load.load_pair(str(old), str(old), validate=False))
+    assert forked.can_fork() == sys.platform.startswith("linux")
+    assert facts == _facts(load.load_pair(str(old), str(old), validate=False))
 
 
 def test_a_failed_child_is_made_up_for_here(tmp_path: Path,

@@ -787,10 +787,23 @@ def schema_module_path(module_text: str, alias: str) -> str | None:
     return None
 
 
+def _base_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _last_statement_of(tree: ast.Module, name: str) -> ast.stmt | None:
-    """The last top-level statement that assigns or mutates `name`."""
+    """The last top-level statement that assigns or mutates `name`, or a part of it held
+    under another name (`sg_properties = create_v264['properties']['server_group']` and then
+    `sg_properties['required'].remove(...)`)."""
     last = None
+    names = {name}
     for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Subscript,
+                                                                    ast.Attribute)) \
+                and _base_name(node.value) in names:
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         targets = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -804,7 +817,7 @@ def _last_statement_of(tree: ast.Module, name: str) -> ast.stmt | None:
             base = target
             while isinstance(base, (ast.Subscript, ast.Attribute)):
                 base = base.value
-            if isinstance(base, ast.Name) and base.id == name:
+            if isinstance(base, ast.Name) and base.id in names:
                 last = node
     return last
 
@@ -907,9 +920,9 @@ def schema_edit(module_text: str, schema_text: str, func: ast.FunctionDef, kind:
     q = _quote(seg) if ("'" in seg or '"' in seg) else "'"
     func_name = _decorator_name(dec)
     first_arg = ast.get_source_segment(module_text, dec.args[0])
-    low = ref.min_version or min_default
+    low = _low_bound(module_text, dec, ref.min_version or min_default, q)
     ind = m_lines[dec.lineno - 1][:dec.col_offset - 1] if dec.col_offset >= 1 else ""
-    old_dec = f"{ind}@{func_name}({first_arg}, {q}{low}{q}, {q}{vstr(old_max)}{q})"
+    old_dec = f"{ind}@{func_name}({first_arg}, {low}, {q}{vstr(old_max)}{q})"
     new_dec = f"{ind}@{func_name}(schema_placeholder, {q}{vstr(done_right)}{q})"
     new_dec = new_dec.replace("schema_placeholder", f"{ref.module_alias}.{target}")
     if len(new_dec) > 79:
@@ -921,6 +934,18 @@ def schema_edit(module_text: str, schema_text: str, func: ast.FunctionDef, kind:
     m_lines[start:end] = [old_dec, new_dec]
     # the same-kind decorators after it stay in order: nothing else moves
     return "\n".join(m_lines), new_schema, done
+
+
+def _low_bound(module_text: str, dec: ast.Call, default: str, q: str, first: int = 1) -> str:
+    """A decorator's lower bound as its author wrote it (a literal, or a name such as
+    GROUP_POLICY_OBJ_MICROVERSION), quoted `default` when it has none."""
+    given = dec.args[first] if len(dec.args) > first else next(
+        (kw.value for kw in dec.keywords if kw.arg == "min_version"), None)
+    if given is None:
+        return f"{q}{default}{q}"
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return f"{q}{given.value}{q}"
+    return ast.get_source_segment(module_text, given) or f"{q}{default}{q}"
 
 
 def add_expected_error(module_text: str, func: ast.FunctionDef, code: int,
@@ -950,8 +975,8 @@ def add_expected_error(module_text: str, func: ast.FunctionDef, code: int,
     new_tuple = "(" + ", ".join(items + [new_item]) + ")"
     if gate_version is not None and versioned:
         q = "'"
-        low = next((a.value for a in dec.args[1:2] if isinstance(a, ast.Constant)), "2.1")
-        new = [f"{ind}@{name}({old_tuple}, {q}{low}{q}, {q}{vstr(old_max)}{q})",
+        low = _low_bound(module_text, dec, "2.1", q, first=1)
+        new = [f"{ind}@{name}({old_tuple}, {low}, {q}{vstr(old_max)}{q})",
                f"{ind}@{name}({new_tuple}, {q}{vstr(gate_version)}{q})"]
     else:
         extra = [ast.get_source_segment(module_text, a) for a in dec.args[1:]]

@@ -34,6 +34,7 @@ import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TextIO
@@ -152,18 +153,18 @@ def _judged(plan: HistoryPlan, request: HistoryRequest) -> Iterator[list[History
         for batch in batches:
             yield _batch_rows(plan, request, batch)
         return
+    work = partial(_batch_rows, plan, request, here=True)
     running: deque[tuple[tuple[Commit, ...], forked.Child[list[HistoryRow | None]] | None]] = \
         deque()
     waiting = iter(batches)
     try:
         for batch in itertools.islice(waiting, workers):
-            running.append((batch, forked.start(partial(_batch_rows, plan, request, batch))))
+            running.append((batch, forked.start(partial(work, batch))))
         while running:
             batch, child = running.popleft()
             rows = forked.result(child) if child is not None else None
             for following in itertools.islice(waiting, 1):  # keep every worker busy
-                running.append((following,
-                                forked.start(partial(_batch_rows, plan, request, following))))
+                running.append((following, forked.start(partial(work, following))))
             yield rows if rows is not None else _batch_rows(plan, request, batch)
     finally:  # the reader stopped (a closed pipe, an error): the children's rows are not wanted
         for _, child in running:
@@ -179,13 +180,16 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _batch_rows(plan: HistoryPlan, request: HistoryRequest, batch: tuple[Commit, ...]
-                ) -> list[HistoryRow | None]:
+def _batch_rows(plan: HistoryPlan, request: HistoryRequest, batch: tuple[Commit, ...],
+                here: bool = False) -> list[HistoryRow | None]:
+    """The rows of a batch; `here`: a worker, which forks no children of its own (the
+    cores are the workers'; the blobs it reads stay in its memory for the next commit)."""
     rows = []
-    for commit in batch:
-        row = _row(plan.repo, commit, plan.releases.get(commit.commit), request)
-        rows.append(None if row is None
-                    else replace(row, link=commit_link(plan.link_template, commit.commit)))
+    with forked.here_only() if here else nullcontext():
+        for commit in batch:
+            row = _row(plan.repo, commit, plan.releases.get(commit.commit), request)
+            rows.append(None if row is None
+                        else replace(row, link=commit_link(plan.link_template, commit.commit)))
     return rows
 
 

@@ -553,3 +553,49 @@ def test_check_combines_sarif_and_junit(tmp_path, monkeypatch, run_cli) -> None:
     assert code == 1, err
     root = ET.fromstring(out)
     assert len(root.findall("testsuite")) == 2 and root.get("failures") == "2"
+
+
+def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch) -> None:
+    """Blobs are named by their content: a second read of the same ids (another commit
+    holding the same file, `history`'s next commit) asks git for nothing, and a changed
+    file is a new id, read."""
+    from needs_microversion.loaders.git import Repo
+    from needs_microversion.loaders.git import repo as module
+
+    top = make_repo(tmp_path / "r", {"api.yaml": api(), "other.yaml": "a: 1\n"})
+    commit(top, {"api.yaml": api(extra=LOCKED)}, "locked")
+    repo = Repo.find(top, "no repository", "test")
+    asked: list[tuple[str, ...]] = []
+    real = module.git
+
+    def counted(cwd, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(args)
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(module, "git", counted)
+    monkeypatch.setattr(module, "_OBJECTS", module._Objects(2**20))
+    old = repo.entries(repo.commit("HEAD~1"), [])
+    first = repo.blobs(old, "test")
+    reads = [args for args in asked if args[0] == "cat-file"]
+    assert len(reads) == 2 and first[old[0].sha]  # the sizes, then the contents
+    asked.clear()
+    assert repo.blobs(old, "test") == first
+    assert [args for args in asked if args[0] == "cat-file"] == []
+    new = repo.entries(repo.commit("HEAD"), [])
+    got = repo.blobs(new, "test")
+    changed = {item.sha for item in new} - {item.sha for item in old}
+    assert len(changed) == 1 and b"locked" in got[changed.pop()]
+    assert [args[:2] for args in asked if args[0] == "cat-file"] == [
+        ("cat-file", "--batch-check=%(objectname) %(objectsize)"), ("cat-file", "--batch")]
+
+
+def test_contents_kept_stay_within_their_bound() -> None:
+    from needs_microversion.loaders.git.repo import _Objects
+
+    kept = _Objects(160)
+    for index in range(20):  # 200 bytes: the oldest go
+        kept.keep(("top", f"sha{index}"), bytes(10))
+    kept.keep(("top", "large"), bytes(11))  # over a sixteenth of the bound: size only
+    assert kept.held <= 160 and kept.content(("top", "sha0")) is None
+    assert kept.content(("top", "sha19")) == bytes(10) and kept.content(("top", "large")) is None
+    assert kept.size(("top", "large")) == 11

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,10 +175,13 @@ class Repo:
         return found
 
     def sizes(self, shas: Iterable[str], display: str) -> dict[str, int]:
-        """Object sizes by id, asked of git in one call (no content read)."""
-        wanted = sorted(set(shas))
+        """Object sizes by id, asked of git in one call (no content read); those known from
+        an earlier read are not asked again."""
+        known = {sha: kept for sha in set(shas)
+                 if (kept := _OBJECTS.size((str(self.top), sha))) is not None}
+        wanted = sorted(set(shas) - set(known))
         if not wanted:
-            return {}
+            return known
         request = "".join(f"{sha}\n" for sha in wanted).encode()
         out = self.git("cat-file", "--batch-check=%(objectname) %(objectsize)",
                        stdin=request).decode()
@@ -187,7 +191,8 @@ class Repo:
             if not size.isdigit():  # "<sha> missing": a partial or broken clone
                 raise InputError(missing_message(name, self.top), display)
             found[name] = int(size)
-        return found
+            _OBJECTS.sized((str(self.top), name), int(size))
+        return {**known, **found}
 
     def blobs(self, items: Iterable[Entry], display: str, limit: int | None = None
               ) -> dict[str, bytes]:
@@ -206,11 +211,18 @@ class Repo:
         if sum(sizes[sha] or 0 for sha in wanted) > MAX_TREE_BYTES:
             raise InputError(f"the files to read hold more than {MAX_TREE_BYTES // 2**20} MiB",
                              display)
+        found: dict[str, bytes] = {}
+        for sha in wanted:
+            kept = _OBJECTS.content((str(self.top), sha))
+            if kept is not None:
+                found[sha] = kept
+        wanted = [sha for sha in wanted if sha not in found]
+        if not wanted:
+            return found
         request = "".join(f"{sha}\n" for sha in wanted).encode()
         total = sum(sizes[sha] or 0 for sha in wanted)
         out = self.git("cat-file", "--batch", stdin=request,
                        remember=total < _REMEMBERED_BYTES)
-        found: dict[str, bytes] = {}
         at = 0
         while at < len(out):
             end = out.index(b"\n", at)
@@ -219,8 +231,50 @@ class Repo:
                 raise InputError(missing_message(header[0], self.top), display)
             size = int(header[2])
             found[header[0]] = out[end + 1:end + 1 + size]
+            _OBJECTS.keep((str(self.top), header[0]), found[header[0]])
             at = end + 1 + size + 1
         return found
+
+
+class _Objects:
+    """Blobs already read, and sizes already asked, by repository and object id. An id
+    names its content, so what was read once is the same at every revision that holds it:
+    `history` reads the same few hundred blobs at commit after commit, and `check` the
+    base's again beside the new side's. Bounded: the least recently used contents go
+    first."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.contents: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self.sizes: dict[tuple[str, str], int] = {}
+        self.held = 0
+
+    def size(self, key: tuple[str, str]) -> int | None:
+        return self.sizes.get(key)
+
+    def sized(self, key: tuple[str, str], size: int) -> None:
+        if len(self.sizes) < _KEPT_SIZES:
+            self.sizes[key] = size
+
+    def content(self, key: tuple[str, str]) -> bytes | None:
+        data = self.contents.get(key)
+        if data is not None:
+            self.contents.move_to_end(key)
+        return data
+
+    def keep(self, key: tuple[str, str], data: bytes) -> None:
+        self.sized(key, len(data))
+        if key in self.contents or len(data) > self.limit // 16:
+            return
+        self.contents[key] = data
+        self.held += len(data)
+        while self.held > self.limit:
+            _, dropped = self.contents.popitem(last=False)
+            self.held -= len(dropped)
+
+
+_KEPT_SIZES = 200_000  # object ids whose size is remembered (~30 MB at most)
+_OBJECTS = _Objects(64 * 2**20)
 
 
 def _ignore_files_regular(repo: Repo) -> None:
