@@ -88,7 +88,12 @@ class SnapshotBuilder:
 
     # -- the document --------------------------------------------------------------------
     def build(self) -> Snapshot:
-        self.check_refs()
+        # A document the tool made (an api-ref tree's, the code's) holds no `$ref`: the walk
+        # that finds its microversions says so, and its refs are checked only if it does.
+        refs: list[bool] = []
+        walked = None if self.source == "openapi" else openstack_nodes(self.doc, refs)
+        if walked is None or refs:
+            self.check_refs()
         paths = self.expect_mapping(self.data.get("paths"), ("paths",), "'paths'")
         factories: dict[OpKey, Callable[[], Operation]] = {}
         bare: dict[OpKey, Callable[[], Operation]] = {}
@@ -122,7 +127,9 @@ class SnapshotBuilder:
                     raws[key] = (item.get("parameters"), raw_op, shared)
         # One walk per file for `x-openstack`: the document and every file its `$ref`s
         # read (check_refs read them all).
-        marked = [(doc, openstack_nodes(doc)) for doc in self.resolver.documents]
+        marked = [(doc, walked if walked is not None and doc is self.doc
+                   else openstack_nodes(doc))
+                  for doc in self.resolver.documents]
         ranges = [openstack_range(node) for _, nodes in marked for _, node in nodes]
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
                         max_version=self.max_version(ranges),

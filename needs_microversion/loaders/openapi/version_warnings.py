@@ -46,11 +46,13 @@ def openstack_problems(node: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def openstack_nodes(doc: Document) -> list[tuple[_Link, Mapping[str, Any]]]:
+def openstack_nodes(doc: Document, refs: list[bool] | None = None
+                    ) -> list[tuple[_Link, Mapping[str, Any]]]:
     """Every node of the document carrying `x-openstack`, with its place: one walk serves
     the loader's ranges and these warnings. Examples and author-chosen names (a property
-    called `x-openstack`) are not extensions."""
-    if doc.text and OPENSTACK_KEY not in doc.text:
+    called `x-openstack`) are not extensions. `refs`: told (True appended) when a node of
+    the walk holds a `$ref` (a document the tool made has none: no walk to check them)."""
+    if doc.text and OPENSTACK_KEY not in doc.text and refs is None:
         return []  # the common case costs one text search
     found: list[tuple[_Link, Mapping[str, Any]]] = []
     # Each entry links to its parent's (a pointer is spelled out only for what is reported).
@@ -60,6 +62,8 @@ def openstack_nodes(doc: Document) -> list[tuple[_Link, Mapping[str, Any]]]:
         if type(node) is dict:
             if OPENSTACK_KEY in node and not names:
                 found.append((link, node))
+            if refs is not None and "$ref" in node and not refs:
+                refs.append(True)
             pending.extend((value, (link, key), not names and key in NAME_MAPS)
                            for key, value in node.items()
                            if type(value) in (dict, list) and (names or key not in DATA_KEYS))
