@@ -19,7 +19,8 @@ from benchmarks.known_truth.projects import Profile, Version, vstr
 
 CLASSES = ["forgotten", "done-right", "raised-owns", "docs-only", "new-error-code",
            "gated-409", "marker-not-evidence", "unreleased-next", "code-refactor",
-           "served-before", "code-only", "bump-forgotten", "coverage"]
+           "served-before", "code-only", "bump-forgotten", "coverage",
+           "code-done-right"]
 
 # A status code newly documented by a change of the api-ref alone: the API did not change
 # (the change touches no code: rule documentation-only), so no project needs a microversion
@@ -449,6 +450,21 @@ def build_code_only(ctx: Context) -> Built:
     return Built(changes, "Add " + what.split(",")[0], what, 1)
 
 
+def build_code_done_right(ctx: Context) -> Built:
+    """`code-only` done right: the schema copied for the next microversion and the handler
+    gated on it, the version file raised, its history entry and release note written; the
+    api-ref not touched (issue 35: the documents may follow; the change provides its
+    microversion). nova and masakari only."""
+    if not ctx.profile.schema_code:
+        raise Skip("the code declares no contract a static reader reads")
+    changes, what, new = contract_change(ctx, True, False, docs=False,
+                                         kinds=["req-add", "query-add", "resp-add"])
+    if not any(path.startswith(ctx.profile.code_dirs) and "/schemas/" in path
+               for path in changes):
+        raise Skip("the handler's schema was not edited: the contract change is not declared")
+    return Built(changes, f"Microversion {vstr(new)}: " + what.split(",")[0], what, 0, new)
+
+
 def build_marker(ctx: Context) -> Built:
     tree = ctx.tree()
     markers = apiref.marker_files(tree)
@@ -638,4 +654,5 @@ BUILDERS: dict[str, Callable[[Context], Built]] = {
     "code-only": build_code_only,
     "bump-forgotten": build_bump_forgotten,
     "coverage": build_coverage,
+    "code-done-right": build_code_done_right,
 }

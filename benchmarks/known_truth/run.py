@@ -39,7 +39,7 @@ def argv_for(mode: str, case: dict) -> list[str]:
 
 # Classes whose change only the code shows: `diff` compares the two revisions' code
 # contracts (`code:REV`), as a user comparing them by hand would.
-CODE_CLASSES = frozenset({"code-only"})
+CODE_CLASSES = frozenset({"code-only", "code-done-right"})
 
 
 def run_mode(mode: str, case: dict, timeout: float) -> dict:
