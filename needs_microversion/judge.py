@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from needs_microversion.compare.merge import beside_one_microversion
-from needs_microversion.model.change import Change, describe
+from needs_microversion.model.change import Change, describe, direction
 from needs_microversion.model.records import evolve
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import REQUIRED, Finding, Report
@@ -134,7 +134,8 @@ def _first_answer(rules: Sequence[Rule], change: Change, context: Context) -> Fi
 
 def _set_aside(rule: Rule, finding: Finding, context: Context) -> bool:
     """Evidence outranks the documents' wording: when the change edits the API's code where
-    the element's name is written (or code too large to read), a reading that rests only on
+    the element's name is written (for a response element, the code that makes responses),
+    or code too large to read, a reading that rests only on
     what the documents write cannot clear it (the next rules judge the change as the
     contract change it looks like). A correction of an element the code change never names
     (manila's 2.92 fixing the manage-share response rows beside its new field) stands."""
@@ -142,8 +143,10 @@ def _set_aside(rule: Rule, finding: Finding, context: Context) -> bool:
     if options.code_changed is not True or finding.verdict == REQUIRED \
             or not rule.rests_on_wording(finding):
         return False
-    return options.code_diff is None or any(
-        name in options.code_diff for name in _names(finding.change))
+    # What a client receives is made by controllers and views: a response schema module
+    # naming the element describes it, it does not serve it (nova's coverage commits).
+    diff = options.view_diff if direction(finding.change) == "response" else options.code_diff
+    return diff is None or any(name in diff for name in _names(finding.change))
 
 
 def _names(change: Change) -> tuple[str, ...]:

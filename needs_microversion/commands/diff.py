@@ -200,7 +200,8 @@ def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Vali
                       corrections=options.corrections and not code, code_contract=code,
                       view_code_changed=evidence.view_code_changed if evidence else None,
                       code_changed=evidence.code_changed if evidence else None,
-                      code_diff=evidence.code_diff if evidence else None)
+                      code_diff=evidence.code_diff if evidence else None,
+                      view_diff=evidence.view_diff if evidence else None)
     report = diff_snapshots(old, new, options, evidence, settled.doc_maxima, validation,
                             documents_decide=settled.documents_decide,
                             acknowledgements=service.acknowledgements,

@@ -59,6 +59,9 @@ class RepositoryEvidence:
     # The code lines the change adds or removes, lower-cased (None: not read, or too much
     # to read): what a reviewer looks through for the names a document's change touches.
     code_diff: str | None = None
+    # The same, of the code that makes responses only (controllers, views; not the schema
+    # modules, which describe a response without making it, nor decorator or import lines).
+    view_diff: str | None = None
     # The microversions the change's code starts gating on, each with its place
     # (`file:line`): one above the version file's maximum is a bump forgotten.
     code_gates: tuple[tuple[Version, str], ...] = ()
@@ -128,6 +131,7 @@ def gather(old: Revision, new: Revision, layout: Layout,
         None if code is None else bool(code),
         changed_paths, edits_view_code(changed_paths, (old, new)), tuple(gained),
         None if code is None else _code_diff(code, texts),
+        view_diff=None if code is None else _code_diff(_views(code), texts, declarations=False),
         code_gates=() if code is None else _gates_added(code, texts, major, old, new))
 
 
@@ -152,8 +156,10 @@ def _code_texts(paths: tuple[str, ...] | None, old: Revision, new: Revision
         return None
 
 
-def _code_diff(paths: tuple[str, ...], texts: _CodeTexts | None) -> str | None:
-    """The lines of the changed code files that one side has and the other has not."""
+def _code_diff(paths: tuple[str, ...], texts: _CodeTexts | None, *,
+               declarations: bool = True) -> str | None:
+    """The lines of the changed code files that one side has and the other has not
+    (`declarations=False`: not decorator or import lines)."""
     if texts is None:
         return None
     before, after = texts
@@ -162,7 +168,8 @@ def _code_diff(paths: tuple[str, ...], texts: _CodeTexts | None) -> str | None:
     for path in paths:
         a = set(before.get(path, b"").decode("utf-8", "replace").splitlines())
         b = set(after.get(path, b"").decode("utf-8", "replace").splitlines())
-        changed = a ^ b
+        changed = {line for line in a ^ b
+                   if declarations or not _DECLARATION_LINE.match(line)}
         size += sum(len(line) for line in changed)
         if size > _DIFF_BYTES:
             return None
@@ -243,6 +250,17 @@ def _version_file(revision: Revision, layout: Layout, strict: bool) -> VersionFi
         return None
 
 
+_DECLARATION_LINE = re.compile(r"\s*(?:@|import\s|from\s+\S+\s+import\s)")
+
+
+def _views(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The API modules that make responses: any but the schema modules (`schemas/`,
+    `parameter_types.py`, `response_types.py`), the version files and tests."""
+    return tuple(path for path in paths if "/api/" in f"/{path}" and path.endswith(".py")
+                 and "/tests/" not in path and "/schemas/" not in path
+                 and not path.endswith(_NOT_VIEWS))
+
+
 def edits_view_code(paths: tuple[str, ...] | None,
                     sides: tuple[Revision, Revision] | None = None) -> bool | None:
     """Whether a change edits API code that makes a response (a controller, a view builder):
@@ -252,9 +270,7 @@ def edits_view_code(paths: tuple[str, ...] | None,
     added to a controller) makes no other response. None: the paths are not known."""
     if paths is None:
         return None
-    views = [path for path in paths if "/api/" in f"/{path}" and path.endswith(".py")
-             and "/tests/" not in path and "/schemas/" not in path
-             and not path.endswith(_NOT_VIEWS)]
+    views = _views(paths)
     if sides is None:
         return bool(views)
     return any(_body(sides[0].text(path)) != _body(sides[1].text(path)) for path in views)

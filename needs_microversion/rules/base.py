@@ -37,6 +37,7 @@ class Options:
     # the code lines it adds or removes, lower-cased (None: not read).
     code_changed: bool | None = None
     code_diff: str | None = None
+    view_diff: str | None = None  # those of the code that makes responses (not schemas)
     corrections: bool = True  # see rule correction; --count-corrections turns it off
     # Whether either document writes microversions, in an element or its version-discovery
     # sample (set per comparison).

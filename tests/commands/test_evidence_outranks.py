@@ -147,6 +147,23 @@ def test_a_marker_still_clears_a_change_whose_code_never_names_the_element(
     assert code == 0 and [c["id"] for c in report["changes"]] == ["unverified-section"]
 
 
+def test_a_response_schema_naming_the_element_is_no_evidence_it_is_served(
+        tmp_path: Path, monkeypatch, run_cli) -> None:
+    """A response schema describes what the API returns; it does not return it (nova's
+    schema-coverage commits): a response schema module naming `locked`, with its
+    decorator on the controller, leaves the documents' reading standing. The controller
+    returning `locked` is evidence (the test above)."""
+    repo = nova_like(tmp_path / "nova")
+    base = repo.commit(nova_marked(locked=False), "marked")
+    schema = "nova/api/openstack/compute/schemas/servers.py"
+    head = repo.commit({**nova_marked(locked=True),
+                        schema: "show_response = {'properties': {'locked': {}}}\n",
+                        NOVA_CODE: "@validation.response_body_schema(schema.show_response)\n"},
+                       "response schemas for servers, and the document verified against them")
+    code, report, _ = check(run_cli, monkeypatch, repo, base, head)
+    assert code == 0 and [c["id"] for c in report["changes"]] == ["unverified-section"]
+
+
 def test_the_same_marker_clears_a_change_of_documents_alone(
         tmp_path: Path, monkeypatch, run_cli) -> None:
     repo = nova_like(tmp_path / "nova")
