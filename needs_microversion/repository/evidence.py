@@ -255,10 +255,12 @@ _DECLARATION_LINE = re.compile(r"\s*(?:@|import\s|from\s+\S+\s+import\s)")
 
 def _views(paths: tuple[str, ...]) -> tuple[str, ...]:
     """The API modules that make responses: any but the schema modules (`schemas/`,
-    `parameter_types.py`, `response_types.py`), the version files and tests."""
+    `parameter_types.py`, `response_types.py`), the validation machinery that applies them
+    (nova's `api/validation/`: a response is checked against its schema, not made by it),
+    the version files and tests."""
     return tuple(path for path in paths if "/api/" in f"/{path}" and path.endswith(".py")
                  and "/tests/" not in path and "/schemas/" not in path
-                 and not path.endswith(_NOT_VIEWS))
+                 and "/api/validation/" not in path and not path.endswith(_NOT_VIEWS))
 
 
 def edits_view_code(paths: tuple[str, ...] | None,
