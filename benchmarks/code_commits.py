@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -40,8 +41,20 @@ def commits(repo: Path, since: str, project: str, version_file: str) -> list[tup
         if not any(f.startswith(f"{project}/api/") and f.endswith(".py") and "/tests/" not in f
                    for f in files):
             continue
-        found.append((commit, version_file in files))
+        found.append((commit, version_file in files
+                      and _maximum(repo, f"{commit}~1", version_file)
+                      != _maximum(repo, commit, version_file)))
     return found
+
+
+_MAXIMUM = re.compile(r"""^_MAX_API_VERSION\s*=\s*['"]([\d.]+)['"]""", re.M)
+
+
+def _maximum(repo: Path, commit: str, version_file: str) -> str | None:
+    """The version file's maximum at a commit (an edit of the file that keeps it raises
+    nothing: nova a7e5377da4c0, a2b9dc1b4e10)."""
+    found = _MAXIMUM.search(git(repo, "show", f"{commit}:{version_file}"))
+    return found.group(1) if found else None
 
 
 def judge(repo: Path, commit: str) -> dict:
