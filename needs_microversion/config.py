@@ -397,6 +397,7 @@ def _parse(data: Mapping[str, Any], file: str, root: Path, path: Path | None, *,
                   shown="" if path is not None else file, fail_on=as_fail_on(fail_on),
                   baseline=top.string("baseline"))
 
+
 def _service(table: _Table, base: ServiceConfig, *, service: bool) -> ServiceConfig:
     """The settings of one table, on top of `base` (the top-level settings)."""
     name = table.required("name") if service else ""

@@ -364,17 +364,10 @@ def build_bump_forgotten(ctx: Context) -> Built:
 # A schema declared where the code declared none: what the schema-coverage commits do
 # (nova 92442bfaf1 "permissive query schemas, effectively a no-op"; the response schemas
 # written for behaviour that already existed).
-_COVERAGE = {
-    "query-add": ("query_schema", "_query",
-                  "{\n    'type': 'object',\n    'properties': {},\n"
-                  "    'additionalProperties': True,\n}\n"),
-    "req-add": ("schema", "_request",
-                "{\n    'type': 'object',\n    'properties': {},\n"
-                "    'additionalProperties': True,\n}\n"),
-    "resp-add": ("response_body_schema", "_response",
-                 "{\n    'type': 'object',\n    'properties': {},\n"
-                 "    'additionalProperties': True,\n}\n"),
-}
+_PERMISSIVE = ("{\n    'type': 'object',\n    'properties': {},\n"
+               "    'additionalProperties': True,\n}\n")
+_COVERAGE = {"query-add": ("query_schema", "_query"), "req-add": ("schema", "_request"),
+             "resp-add": ("response_body_schema", "_response")}
 
 
 def build_coverage(ctx: Context) -> Built:
@@ -394,7 +387,7 @@ def build_coverage(ctx: Context) -> Built:
         op = ctx.rng.choice(ops)
         kind = ctx.rng.choice(["query-add" if op.method == "GET" else "req-add", "resp-add"]
                               if op.method in ("GET", "POST", "PUT") else ["resp-add"])
-        decorator, suffix, body = _COVERAGE[kind]
+        decorator, suffix = _COVERAGE[kind]
         if f"def {decorator}(" not in validation:
             last = f"validation.{decorator} does not exist at this revision"
             continue
@@ -429,7 +422,7 @@ def build_coverage(ctx: Context) -> Built:
             last = "the decorator cannot be written here"
             continue
         changes: dict[str, str | None] = {
-            handler.module: text, spath: stext.rstrip("\n") + f"\n\n{name} = {body}"}
+            handler.module: text, spath: stext.rstrip("\n") + f"\n\n{name} = {_PERMISSIVE}"}
         what = (f"{decorator} declared for {op.key} ({handler.module}: "
                 f"{handler.cls or ''}.{handler.func}), {spath}: {name}")
         return Built(changes, f"Add {decorator.replace('_', ' ')} for {op.key}", what, 0)

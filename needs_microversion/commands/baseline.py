@@ -221,9 +221,7 @@ def silence(reports: Sequence[tuple[Label, Report]], baseline: Baseline | None, 
     every document: a `check` of some files leaves others unread)."""
     if baseline is None:
         return list(reports), Silencing(None)
-    index: dict[tuple[Any, ...], Entry] = {}
-    for entry in baseline.entries:
-        index.setdefault(entry.key, entry)
+    index = {entry.key: entry for entry in _unique(baseline.entries)}
     used: set[tuple[Any, ...]] = set()
     silenced: list[tuple[Standing, str]] = []
 

@@ -148,7 +148,9 @@ def _judged(plan: HistoryPlan, request: HistoryRequest) -> Iterator[list[History
     judged here, and so fails here if it must."""
     batches = [plan.commits[start:start + _BATCH]
                for start in range(0, len(plan.commits), _BATCH)]
-    workers = request.workers if request.workers is not None else default_workers()
+    # Each worker is a copy of this process judging a batch: more than a few per core
+    # only adds memory, so a larger count is taken as that many.
+    workers = min(request.workers or default_workers(), 4 * default_workers())
     if workers <= 1 or len(batches) <= 1 or not forked.can_fork():
         for batch in batches:
             yield _batch_rows(plan, request, batch)

@@ -177,9 +177,10 @@ class Repo:
     def sizes(self, shas: Iterable[str], display: str) -> dict[str, int]:
         """Object sizes by id, asked of git in one call (no content read); those known from
         an earlier read are not asked again."""
-        known = {sha: kept for sha in set(shas)
+        asked = set(shas)
+        known = {sha: kept for sha in asked
                  if (kept := _OBJECTS.size((str(self.top), sha))) is not None}
-        wanted = sorted(set(shas) - set(known))
+        wanted = sorted(asked - set(known))
         if not wanted:
             return known
         request = "".join(f"{sha}\n" for sha in wanted).encode()
