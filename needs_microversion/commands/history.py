@@ -41,6 +41,8 @@ from typing import TextIO
 
 from needs_microversion import forked, streams
 from needs_microversion.commands.check import CheckRequest, diff_targets
+from needs_microversion.commands.history_kept import Judged, KeptRows, context
+from needs_microversion.config import load_config
 from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
@@ -86,6 +88,7 @@ class HistoryPlan:
     commits: tuple[Commit, ...]
     releases: Mapping[str, Shipped]
     link_template: str | None
+    kept: KeptRows  # rows judged by earlier runs
 
 
 def run_history(request: HistoryRequest,
@@ -116,7 +119,11 @@ def plan_history(request: HistoryRequest) -> HistoryPlan:
         commits = tuple(_commits(repo, until, request.since, layout))
         releases = shipped_in(repo, until, [commit.commit for commit in commits])
         template = link_template(repo, request.link_template)
-    return HistoryPlan(repo, commits, releases, template)
+        config = load_config(request.config)
+        options = (request.validate, request.profile, request.catch_up, request.disabled,
+                   request.count_corrections)
+        kept = KeptRows(repo, context(repo, options, config), config)
+    return HistoryPlan(repo, commits, releases, template, kept)
 
 
 def judge_history(plan: HistoryPlan, request: HistoryRequest,
@@ -186,23 +193,27 @@ def _batch_rows(plan: HistoryPlan, request: HistoryRequest, batch: tuple[Commit,
                 here: bool = False) -> list[HistoryRow | None]:
     """The rows of a batch; `here`: a worker, which forks no children of its own (the
     cores are the workers'; the blobs it reads stay in its memory for the next commit)."""
-    rows = []
+    rows: list[HistoryRow | None] = []
     with forked.here_only() if here else nullcontext():
         for commit in batch:
-            row = _row(plan.repo, commit, plan.releases.get(commit.commit), request)
-            rows.append(None if row is None
-                        else replace(row, link=commit_link(plan.link_template, commit.commit)))
+            judged = plan.kept.get(commit.commit, commit.parent)
+            if judged is None:
+                judged = Judged(_row(plan.repo, commit, request))
+                plan.kept.put(commit.commit, commit.parent, judged.row)
+            shipped = plan.releases.get(commit.commit)
+            rows.append(None if judged.row is None else replace(
+                judged.row, release=shipped.release if shipped is not None else None,
+                release_date=shipped.date if shipped is not None else None,
+                link=commit_link(plan.link_template, commit.commit)))
     return rows
 
 
-def _row(repo: Repo, item: Commit, shipped: Shipped | None,
-         request: HistoryRequest) -> HistoryRow | None:
-    """The commit judged against its parent; None for one from before the API had any
-    documents or version file (nova moved its samples in 2012, three years before its
-    api-ref and its first microversion): there is nothing to judge, and it is no error."""
+def _row(repo: Repo, item: Commit, request: HistoryRequest) -> HistoryRow | None:
+    """The commit judged against its parent (its release and link are the plan's); None
+    for one from before the API had any documents or version file (nova moved its samples
+    in 2012, three years before its api-ref and its first microversion): there is nothing
+    to judge, and it is no error."""
     commit, parent = item.commit, item.parent
-    release = shipped.release if shipped is not None else None
-    release_date = shipped.date if shipped is not None else None
     check = CheckRequest(from_ref=parent, to_ref=commit, validate=request.validate,
                          config=request.config, profile=request.profile,
                          catch_up=request.catch_up, disabled=request.disabled,
@@ -214,13 +225,13 @@ def _row(repo: Repo, item: Commit, shipped: Shipped | None,
     except InputError as exc:
         if not any(detect(side) or version_record(side) for side in (old, new)):
             return None
-        return HistoryRow(commit, item.date, item.subject, None, None, release,
-                          error=str(exc), release_date=release_date)
+        return HistoryRow(commit, item.date, item.subject, None, None, None,
+                          error=str(exc))
     maxima = [(report.bookkeeping.old_max, report.bookkeeping.new_max)
               for _, report in result.documents if report.bookkeeping is not None]
     old_max, new_max = maxima[0] if maxima else (None, None)
     return HistoryRow(commit, item.date, item.subject, _version(old_max), _version(new_max),
-                      release, tuple(result.documents), release_date=release_date)
+                      None, tuple(result.documents))
 
 
 def _version(text: str | None) -> Version | None:

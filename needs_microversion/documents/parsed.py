@@ -32,9 +32,11 @@ _KEEP = 256
 
 
 class ParsedCache:
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, keep: int = _KEEP) -> None:
         self.kind = kind
+        self.keep = keep  # entries past that many: the least recently used half goes
         self._folder = CacheFolder.for_kind(f"parsed-{kind}")
+        self._puts = 0
 
     def key(self, reader: str, inputs: Iterable[tuple[str, str]]) -> str:
         """The key of one reading: the reader's name and stamp, and (name, content digest)
@@ -68,7 +70,11 @@ class ParsedCache:
         if len(text) > _MAX_ENTRY:
             return
         if self._folder.write(self._folder.name(key), text.encode("utf-8", "surrogatepass")):
-            self._folder.prune(_KEEP)
+            # Pruning lists the folder: a cache of thousands of small entries (history's
+            # rows) looks at it every so many writes, not at each.
+            if self._puts % max(1, self.keep // 16) == 0:
+                self._folder.prune(self.keep)
+            self._puts += 1
 
 
 def content_digest(data: bytes) -> str:

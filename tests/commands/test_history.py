@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -262,3 +263,47 @@ def test_rows_are_the_same_with_one_worker_or_many(tmp_path: Path, monkeypatch,
     assert run_cli("history", "--format", "json", "-j", "2") == alone
     code, _, err = run_cli("history", "--workers", "0")
     assert code == 2 and "--workers" in err
+
+
+def test_a_second_run_reads_the_rows_the_first_judged(tmp_path: Path, monkeypatch,
+                                                      run_cli) -> None:
+    """Rows judged once are read back by the next run (nothing judged again), and the
+    output is the same in every format; a new release tag (the release state every verdict
+    reads) or an entry that is not what the tool writes is judged again."""
+    from needs_microversion.commands import history as command
+
+    repo = history_repo(tmp_path / "nova")
+    monkeypatch.chdir(repo.top)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    cold = {fmt: run_cli("history", "--format", fmt, "-j", "1") for fmt in HISTORY_FORMATS}
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", str(tmp_path / "cache"))
+    assert run_cli("history", "--format", "json", "-j", "1") == cold["json"]  # fills it
+    judged: list[str] = []
+    row = command._row
+
+    def counted(repo_, item, request):  # type: ignore[no-untyped-def]
+        judged.append(item.commit)
+        return row(repo_, item, request)
+
+    monkeypatch.setattr(command, "_row", counted)
+    for fmt in HISTORY_FORMATS:
+        assert run_cli("history", "--format", fmt, "-j", "1") == cold[fmt], fmt
+    assert judged == []
+    entries = sorted((tmp_path / "cache" / "parsed-history").glob("*.json"))
+    assert len(entries) == 3
+    planted = (
+        (r'"~r":"HistoryRow"', '"~r":"Path"'),  # a class the rows do not hold
+        (r'"~v":\[2,2\]', '"~v":[2,"2"]'),  # a version that is none
+        (r'"~r":"HistoryRow","f":\["[0-9a-f]+"', '"~r":"HistoryRow","f":[7'))  # not a str
+    for entry, (pattern, replacement) in zip(entries, planted, strict=True):
+        text, count = re.subn(pattern, replacement, entry.read_text(), count=1)
+        assert count == 1
+        entry.write_text(text)
+    assert run_cli("history", "--format", "json", "-j", "1") == cold["json"]
+    assert len(judged) == 3
+    judged.clear()
+    assert run_cli("history", "--format", "json", "-j", "1") == cold["json"]
+    assert judged == []  # what was judged again was kept again
+    repo.tag("3.0.0")
+    assert run_cli("history", "--format", "json", "-j", "1")[0] == 0
+    assert len(judged) == 3
