@@ -3,7 +3,6 @@ disk or in git as REV:PATH (`HEAD~1:api/openapi.yaml`, `origin/main:api-ref/sour
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from needs_microversion.model.extensions import MAJORS_KEY
 from needs_microversion.model.snapshot import Snapshot
 
 if TYPE_CHECKING:  # imported where used: none is needed to compare two files unvalidated
-    from needs_microversion.documents.files import InMemory
     from needs_microversion.loaders.apiref.reader import ApiRefResult
     from needs_microversion.loaders.git import LocalCopy
     from needs_microversion.loaders.openapi.validation.validate import Beside
@@ -163,6 +161,9 @@ def _prepare_pair(old: str, new: str, root: Path | None) -> list[Snapshot | Snap
         return [_prepare(old, None, root), _prepare(new, None, root)]
     if not _may_be_tree(old):
         return _prepare_files(old, new, root)
+    kept = _kept_tree(old, None)
+    if kept is not None:  # the base side of a branch, read before: no child to fork for it
+        return [_apiref_snapshot(*kept, old), _prepare(new, None, root)]
     read, second = forked.alongside(lambda: _read_tree(old, root),
                                     lambda: _prepare(new, None, root))
     first = _prepare(old, None, root) if read is None else _apiref_snapshot(*read, old)
@@ -229,11 +230,24 @@ def _prepare(path: str, keep_major: bool | None, root: Path | None
     contract a revision's code declares (`code:REV`)."""
     if is_code(path):
         return code_snapshot(path)
+    kept = _kept_tree(path, keep_major)
+    if kept is not None:
+        return _apiref_snapshot(*kept, path)
     target, copy = _local(path, root)
     if _is_tree(target, copy):
         return _apiref_snapshot(target, _tree_reading(target, copy, path, keep_major, root),
                                 path)
     return _checked_builder(read_document(target, display=path))
+
+
+def _kept_tree(path: str, keep_major: bool | None) -> tuple[Path, ApiRefResult] | None:
+    """REV:PATH's api-ref tree as an earlier run read it, found by git's listing alone
+    (`kept_trees`); None for anything else, or nothing kept."""
+    if ":" not in path or os.path.lexists(path):
+        return None
+    from needs_microversion.kept_trees import by_blobs
+
+    return by_blobs(path, keep_major)
 
 
 def _checked_builder(doc: Document) -> SnapshotBuilder:
@@ -255,42 +269,11 @@ def _tree_reading(target: Path, copy: LocalCopy | None, display: str,
     from needs_microversion.loaders.apiref.reader import load_apiref
 
     if copy is not None and copy.files is not None:
-        return _kept_reading(target, copy.files, display, keep_major)
+        from needs_microversion.kept_trees import kept_reading
+
+        return kept_reading(target, copy.files, display, keep_major)
     return load_apiref(target, display=display, keep_major=keep_major, fs=DISK,
                        sandbox=None if root is None else Path(os.path.realpath(root)))
-
-
-def _kept_reading(target: Path, files: InMemory, display: str,
-                  keep_major: bool | None) -> ApiRefResult:
-    """A revision's api-ref tree, read once and kept by the content of every file it could
-    read (the hook and CI compare every commit of a branch with one base; `history` walks
-    commits that share most of their files). The tree's in-memory top names its commit:
-    it is kept as a placeholder, so one content is one entry whatever the commit."""
-    from needs_microversion.documents.parsed import ParsedCache, content_digest
-    from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
-
-    top = str(Path(target.anchor, *target.parts[1:2]))  # `/needs-microversion-<commit>`
-    cache = ParsedCache("apiref")
-    key = cache.key("api-ref", [("display", display), ("keep_major", str(keep_major)),
-                                ("target", os.path.relpath(target, top)),
-                                *((os.path.relpath(path, top), content_digest(data))
-                                  for path, data in files.files.items())])
-    kept = cache.get(key)
-    if isinstance(kept, str):
-        try:
-            data = json.loads(kept.replace(_TOP_MARK, top))
-            return ApiRefResult(data["document"], tuple(data["warnings"]), data["max_version"])
-        except (ValueError, KeyError, TypeError):
-            pass  # not an entry this tool wrote: read again
-    result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
-    text = json.dumps({"document": result.document, "warnings": result.warnings,
-                       "max_version": result.max_version}, separators=(",", ":"))
-    if _TOP_MARK not in text:
-        cache.put(key, text.replace(top, _TOP_MARK))
-    return result
-
-
-_TOP_MARK = "/\u0000needs-microversion-top\u0000"
 
 
 def _local(path: str, root: Path | None = None) -> tuple[Path, LocalCopy | None]:

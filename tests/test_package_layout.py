@@ -102,7 +102,7 @@ LAYERS = {
     "cache_folder": 1, "collector": 1, "forked": 1, "streams": 1,
     "documents": 2, "profiles": 2,
     "loaders": 3,
-    "compare": 4, "repository": 4,
+    "compare": 4, "repository": 4, "kept_trees": 4,
     "load": 5, "rules": 5,
     "config": 6, "bookkeeping": 6, "report": 6,
     "judge": 7,

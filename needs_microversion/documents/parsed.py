@@ -46,6 +46,11 @@ class ParsedCache:
             hasher.update(f"\0{name}\0{digest}".encode("utf-8", "surrogateescape"))
         return hasher.hexdigest()
 
+    @property
+    def on(self) -> bool:
+        """Whether anything can be kept at all (`NEEDS_MICROVERSION_CACHE=` keeps nothing)."""
+        return self._folder is not None
+
     def get(self, key: str) -> Any:
         if self._folder is None:
             return None

@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from needs_microversion.documents.parsed import ParsedCache
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.code.contract import read_code_contract
-from needs_microversion.loaders.code.records import Unread
-from needs_microversion.loaders.openapi.builder import load_openapi
 from needs_microversion.model.document import Document
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.versions import Version
 from needs_microversion.repository.layout import KNOWN
 from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import read_version_file
+
+if TYPE_CHECKING:  # the code reader is imported when a change edits the API's code
+    from needs_microversion.loaders.code.records import Unread
 
 # The projects whose code declares its whole contract (routes, decorators, schemas).
 CODE_PROJECTS = ("nova", "masakari")
@@ -64,6 +64,8 @@ def code_reading(revision: Revision) -> CodeReading | None:
     kept = _kept(cache.get(key), revision, files)
     if kept is not None:
         return kept
+    from needs_microversion.loaders.code.contract import read_code_contract
+
     contract = read_code_contract(
         revision.read, files, read_many=lambda paths: dict(revision.read_many(paths)),
         max_version=max_version)
@@ -79,6 +81,8 @@ def code_reading(revision: Revision) -> CodeReading | None:
 
 def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading | None:
     """The kept reading when everything it read is unchanged at `revision`."""
+    from needs_microversion.loaders.code.records import Unread
+
     try:
         inputs, folders, kept = entry["inputs"], entry["folders"], entry["reading"]
         if revision.blob_ids(sorted(inputs)) != inputs or any(
@@ -99,6 +103,8 @@ def code_side(revision: Revision, display: str) -> CodeSide | None:
 
 def as_side(reading: CodeReading, display: str) -> CodeSide:
     """A reading (made here or in a child process) as the snapshot compared."""
+    from needs_microversion.loaders.openapi.builder import load_openapi
+
     top = Path("/", "code")
     doc = Document(path=top, display=display, root=top, text="", data=reading.document,
                    format="code")

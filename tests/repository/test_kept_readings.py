@@ -16,7 +16,7 @@ from repositories import Project, nova_like
 
 from needs_microversion.loaders.git import Repo, checkout
 from needs_microversion.load import _tree_reading
-from needs_microversion.repository import code as code_module
+from needs_microversion.loaders.code import contract as contract_module
 from needs_microversion.repository.code import code_reading
 from needs_microversion.repository.revision import Revision
 
@@ -46,13 +46,13 @@ def _entries(project: Project, kind: str) -> list[Path]:
 def _unread(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the code readings actually made (a kept reading makes none)."""
     made: list[int] = []
-    real = code_module.read_code_contract
+    real = contract_module.read_code_contract
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         made.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(code_module, "read_code_contract", counted)
+    monkeypatch.setattr(contract_module, "read_code_contract", counted)
     return made
 
 
@@ -153,3 +153,57 @@ def test_an_api_ref_tree_is_kept_by_content_whatever_its_commit(project: Project
     copy = checkout("HEAD:api-ref/source")
     assert copy is not None
     assert _tree_reading(copy.local, copy, "X:api-ref/source", None, None) == new
+
+
+def _reads_no_blob(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a blob was read")
+
+    monkeypatch.setattr(Repo, "blobs", refused)
+
+
+def test_a_kept_tree_is_found_by_blob_ids_without_reading_it(project: Project,
+                                                            monkeypatch) -> None:
+    """A tree read once is found again from git's listing alone (nothing taken out of git),
+    the same reading; under the name it was read as (its warnings name it)."""
+    from needs_microversion.kept_trees import by_blobs
+
+    monkeypatch.chdir(project.top)
+    project.commit({"README": "unrelated\n"})
+    copy = checkout("HEAD~1:api-ref/source")
+    assert copy is not None
+    fresh = _tree_reading(copy.local, copy, "HEAD~1:api-ref/source", None, None)
+    _reads_no_blob(monkeypatch)
+    found = by_blobs("HEAD~1:api-ref/source", None)
+    assert found is not None
+    target, kept = found
+    assert target == copy.local
+    assert json.dumps(kept.document) == json.dumps(fresh.document)
+    assert kept.warnings == fresh.warnings and kept.max_version == fresh.max_version
+    assert by_blobs("HEAD:api-ref/source", None) is None  # the same blobs, another name
+    assert by_blobs("HEAD~1:api-ref/source", True) is None  # read another way
+
+
+def test_a_changed_sample_outside_the_tree_is_read_again(project: Project, monkeypatch,
+                                                        run_cli) -> None:
+    """The samples a tree's directives name (nova's doc/api_samples) are part of what is
+    kept: edited, added or removed there, the tree is read again; a symlink in the folder
+    is never looked up by blob (a link's blob is its target's name)."""
+    from needs_microversion.kept_trees import by_blobs
+
+    sample = "doc/api_samples/servers/server-get-resp.json"
+    monkeypatch.chdir(project.top)
+    args = ("check", "--from-ref", "HEAD", "--to-ref", "HEAD", "--no-validate")
+    assert run_cli(*args)[0] == 0  # reads and keeps HEAD's tree
+    assert by_blobs("HEAD:api-ref/source", None) is not None
+    assert any(f'"outside":{{"{sample}":' in entry.read_text()
+               for entry in _entries(project, "apiref"))
+    for change in ({sample: '{"server": {"name": "b", "extra": 1}}\n'}, {sample: None}):
+        project.commit(change)
+        assert by_blobs("HEAD:api-ref/source", None) is None
+        assert run_cli(*args)[0] == 0
+        assert by_blobs("HEAD:api-ref/source", None) is not None
+    (project.top / "api-ref/source/link.inc").symlink_to("servers.inc")
+    project.commit({}, "a link")
+    assert run_cli(*args)[0] == 0
+    assert by_blobs("HEAD:api-ref/source", None) is None

@@ -20,6 +20,7 @@ import posixpath
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def copy_out(repo: Repo, commit: str | None, path: str, display: str) -> LocalCo
         found = _files(repo, repo.entries(commit, [path] if path else []), display)
         found.update(_named_outside(repo, commit, path, display, found))
         # The api-ref reader confines reads to the nearest git work tree: the top.
-        top = Path("/", f"needs-microversion-{commit or 'index'}")
+        top = folder_top(commit)
         files = InMemory({top / name: data for name, data in found.items()},
                          (top / ".git",))
         return LocalCopy(top / path, display, True, files=files)
@@ -71,6 +72,11 @@ def copy_out(repo: Repo, commit: str | None, path: str, display: str) -> LocalCo
         raise InputError(f"cannot copy it out of git: {exc.strerror or exc}",
                          display) from None
     return LocalCopy(folder / path, display, False, folder)
+
+
+def folder_top(commit: str | None) -> Path:
+    """Where a revision's folder lies in memory (None: the index's)."""
+    return Path("/", f"needs-microversion-{commit or 'index'}")
 
 
 def _copy_file(repo: Repo, folder: Path, commit: str | None, item: Entry, path: str,
@@ -120,6 +126,13 @@ def _named_outside(repo: Repo, commit: str | None, source: str, display: str,
                    inside_files: dict[str, bytes]) -> dict[str, bytes]:
     """Files outside an api-ref folder that its directives name (examples, includes);
     `inside_files`: the folder's own."""
+    found = outside_entries(repo, commit, outside_names(source, inside_files))
+    return _files(repo, [item for item in found.values() if item is not None], display)
+
+
+def outside_names(source: str, inside_files: Mapping[str, bytes]) -> list[str]:
+    """The paths outside the api-ref folder `source` that its directives may name, from
+    the folder's files (`inside_files`, by path from the top)."""
     inside = f"{source}/" if source else ""
     # Universal newlines, as a text read gives them: a CRLF file names its samples too.
     texts = {name: raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
@@ -137,11 +150,19 @@ def _named_outside(repo: Repo, commit: str | None, source: str, display: str,
                 joined = posixpath.normpath(posixpath.join(start, arg.lstrip("/")))
                 if safe(joined) and not joined.startswith(inside):
                     names.add(joined)
+    return sorted(names)
+
+
+def outside_entries(repo: Repo, commit: str | None, names: Sequence[str]
+                    ) -> dict[str, Entry | None]:
+    """Each name's file at `commit` (None: no such file, or a symlink, which is not
+    followed out of the folder)."""
     if not names:
         return {}
-    found = [item for item in repo.entries(commit, sorted(names))
-             if item.path in names and item.mode != SYMLINK]
-    return _files(repo, found, display)
+    wanted = set(names)
+    found = {item.path: item for item in repo.entries(commit, sorted(names))
+             if item.path in wanted and item.mode != SYMLINK}
+    return {name: found.get(name) for name in names}
 
 
 def _through_links(item: Entry, by_path: dict[str, Entry], links: dict[str, bytes]

@@ -148,14 +148,21 @@ class Repo:
                 if name and safe(name)]
 
     def _tree(self, commit: str, paths: Sequence[str], *, recursive: bool) -> list[Entry]:
-        args = ["ls-tree", "-z", "--full-tree", *(["-r"] if recursive else []), commit]
+        # The files of some paths come with their sizes (`-l`), so reading them asks git
+        # for no sizes first; the whole repository's listing (~10,000 files in nova) does
+        # not: sizing every blob would cost more than it saves.
+        sized = ["-l"] if paths else []
+        args = ["ls-tree", "-z", "--full-tree", *sized, *(["-r"] if recursive else []), commit]
         out = self.git(*args, *(["--", *paths] if paths else []))
         found = []
         for record in out.split(b"\0"):
             if record:
                 meta, _, name = record.partition(b"\t")
-                mode, _kind, sha = meta.decode().split()
-                found.append(Entry(mode, sha, name.decode("utf-8", "surrogateescape")))
+                mode, _kind, sha, *size = meta.decode().split()
+                length = int(size[0]) if size and size[0].isdigit() else None
+                if length is not None:
+                    _OBJECTS.sized((str(self.top), sha), length)
+                found.append(Entry(mode, sha, name.decode("utf-8", "surrogateescape"), length))
         return found
 
     def _index(self, *paths: str) -> list[Entry]:

@@ -1,0 +1,156 @@
+"""A revision's api-ref tree, read once and kept by the content of every file it read: the
+hook and CI compare every commit of a branch with one base; `history` walks commits that
+share most of their files.
+
+    reading = kept_reading(target, files, display, keep_major)   # read, or kept by content
+    found = by_blobs("HEAD~1:api-ref/source", keep_major)        # (folder, reading) or None
+
+`kept_reading` reads a tree taken out of git (`loaders/git/copy`) and keeps the reading by
+the digests of the files it holds. `by_blobs` finds a kept reading before anything is taken
+out of git: by the blob ids of the folder's files (git names content: one `ls-tree`), and
+of the files outside it that the kept reading says its directives name (nova's samples),
+present or absent, so a base side already read costs a listing, not a read of 2,000 files.
+A folder with a symlink in it is read the long way (a link's blob is its target's name, not
+its content).
+
+The tree's in-memory top names its commit (`/needs-microversion-<commit>`): it is kept as a
+placeholder and put back, so one content is one entry whatever the commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from needs_microversion.documents.parsed import ParsedCache, content_digest
+from needs_microversion.errors import InputError
+
+if TYPE_CHECKING:
+    from needs_microversion.documents.files import InMemory
+    from needs_microversion.loaders.apiref.reader import ApiRefResult
+    from needs_microversion.loaders.git import Repo
+
+_TOP_MARK = "/\u0000needs-microversion-top\u0000"
+
+
+def kept_reading(target: Path, files: InMemory, display: str,
+                 keep_major: bool | None) -> ApiRefResult:
+    """The tree's reading: kept from an earlier run when every file is the same, else read
+    (and kept, also by blob ids when the tree is REV:PATH)."""
+    from needs_microversion.loaders.apiref.reader import load_apiref
+
+    top = _top(target)
+    cache = ParsedCache("apiref")
+    key = cache.key("api-ref", [*_settings(display, keep_major, target, top),
+                                *((os.path.relpath(path, top), content_digest(data))
+                                  for path, data in files.files.items())])
+    kept = _reading(cache.get(key), top)
+    if kept is not None:
+        return kept
+    result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
+    text = json.dumps({"document": result.document, "warnings": result.warnings,
+                       "max_version": result.max_version}, separators=(",", ":"))
+    if _TOP_MARK not in text:
+        cache.put(key, text.replace(top, _TOP_MARK))
+        _keep_by_blobs(cache, display, keep_major, target, top, files, text.replace(
+            top, _TOP_MARK))
+    return result
+
+
+def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult] | None:
+    """REV:PATH's tree reading kept by an earlier run, found from git's listing alone;
+    None when none is kept, or `display` is no plain folder at a revision."""
+    from needs_microversion.loaders.git import rev_path
+    from needs_microversion.loaders.git.copy import folder_top, outside_entries
+
+    cache = ParsedCache("apiref")
+    if not cache.on:
+        return None
+    try:
+        found = rev_path(display, None)
+    except InputError:  # not REV:PATH after all: read the long way, which says why
+        return None
+    if found is None:
+        return None
+    repo, commit, path = found
+    inside = _listing(repo, commit, path)
+    if inside is None:
+        return None
+    top = str(folder_top(commit))
+    target = Path(top, path)
+    entry = cache.get(_blob_key(cache, display, keep_major, target, top, inside))
+    if not isinstance(entry, dict) or not isinstance(entry.get("outside"), dict):
+        return None
+    outside = outside_entries(repo, commit, sorted(entry["outside"]))
+    if {name: item.sha if item is not None else None for name, item in outside.items()} \
+            != entry["outside"]:
+        return None
+    kept = _reading(entry.get("reading"), top)
+    return None if kept is None else (target, kept)
+
+
+def _keep_by_blobs(cache: ParsedCache, display: str, keep_major: bool | None, target: Path,
+                   top: str, files: InMemory, text: str) -> None:
+    """Keep the reading under the blob ids of what it read, when `display` is REV:PATH."""
+    from needs_microversion.loaders.git import rev_path
+    from needs_microversion.loaders.git.copy import folder_top, outside_entries, outside_names
+
+    try:
+        found = rev_path(display, None)
+    except InputError:  # kept by content only
+        return
+    if found is None:
+        return
+    repo, commit, path = found
+    inside = _listing(repo, commit, path)
+    if inside is None or folder_top(commit) / path != target:
+        return
+    held = {os.path.relpath(name, top): data for name, data in files.files.items()}
+    names = outside_names(path, {name: held[name] for name in inside if name in held})
+    outside = outside_entries(repo, commit, names)
+    cache.put(_blob_key(cache, display, keep_major, target, top, inside),
+              {"outside": {name: item.sha if item is not None else None
+                           for name, item in outside.items()}, "reading": text})
+
+
+def _listing(repo: Repo, commit: str | None, path: str) -> dict[str, str] | None:
+    """path -> blob id of the folder's files; None for no folder, or one holding a
+    symlink."""
+    from needs_microversion.loaders.git.repo import SYMLINK
+
+    if not path or repo.entry(commit, path)[0] != "dir":
+        return None
+    entries = repo.entries(commit, [path])
+    if any(item.mode == SYMLINK for item in entries):
+        return None
+    return {item.path: item.sha for item in entries}
+
+
+def _blob_key(cache: ParsedCache, display: str, keep_major: bool | None, target: Path,
+              top: str, inside: dict[str, str]) -> str:
+    return cache.key("api-ref-by-blobs", [*_settings(display, keep_major, target, top),
+                                          *inside.items()])
+
+
+def _settings(display: str, keep_major: bool | None, target: Path, top: str
+              ) -> list[tuple[str, str]]:
+    return [("display", display), ("keep_major", str(keep_major)),
+            ("target", os.path.relpath(target, top))]
+
+
+def _reading(kept: Any, top: str) -> ApiRefResult | None:
+    from needs_microversion.loaders.apiref.reader import ApiRefResult
+
+    if not isinstance(kept, str):
+        return None
+    try:
+        data = json.loads(kept.replace(_TOP_MARK, top))
+        return ApiRefResult(data["document"], tuple(data["warnings"]), data["max_version"])
+    except (ValueError, KeyError, TypeError):
+        return None  # not an entry this tool wrote: read again
+
+
+def _top(target: Path) -> str:
+    return str(Path(target.anchor, *target.parts[1:2]))  # `/needs-microversion-<commit>`
