@@ -87,17 +87,41 @@ def content_digest(data: bytes) -> str:
 
 
 @cache
-def _stamp() -> tuple[str, tuple[tuple[str, int, int], ...]]:
+def _stamp() -> tuple[str, tuple[Any, ...]]:
     """This tool as installed: its version and the files of the package (an upgrade or an
     edit rewrites them)."""
     from needs_microversion import __version__
 
-    package = Path(__file__).resolve().parent.parent
-    stamp = []
-    for path in sorted(package.rglob("*.py")):
+    return __version__, stamp_of(Path(__file__).resolve().parent.parent)
+
+
+def stamp_of(package: Path) -> tuple[Any, ...]:
+    """What says that the package's files are the same: an installed wheel's RECORD (every
+    file's sha256) and each file's size, the same for every install of one wheel (a CI
+    cache restored on a fresh install still fits); else, for a checkout or an editable
+    install, each file's modification time and size."""
+    files = sorted(package.rglob("*.py"))
+    record = _record(package)
+    stamp: list[Any] = [hashlib.sha256(record).hexdigest()] if record is not None else []
+    for path in files:
         try:
             status = os.stat(path)
         except OSError:
             continue
-        stamp.append((str(path.relative_to(package)), status.st_mtime_ns, status.st_size))
-    return __version__, tuple(stamp)
+        name = str(path.relative_to(package))
+        stamp.append((name, status.st_size) if record is not None
+                     else (name, status.st_mtime_ns, status.st_size))
+    return tuple(stamp)
+
+
+def _record(package: Path) -> bytes | None:
+    """The RECORD of the wheel that installed `package` beside it, if it lists the
+    package's own files (an editable install's lists only its loader)."""
+    for found in sorted(package.parent.glob(f"{package.name}-*.dist-info/RECORD")):
+        try:
+            data = found.read_bytes()
+        except OSError:
+            continue
+        if f"{package.name}/__init__.py,".encode() in data:
+            return data
+    return None
