@@ -41,7 +41,7 @@ class ParsedCache:
     def key(self, reader: str, inputs: Iterable[tuple[str, str]]) -> str:
         """The key of one reading: the reader's name and stamp, and (name, content digest)
         of every input it reads."""
-        hasher = hashlib.sha256(json.dumps([_FORMAT, self.kind, reader, _stamp()]).encode())
+        hasher = hashlib.sha256(json.dumps([_FORMAT, self.kind, reader, tool_stamp()]).encode())
         for name, digest in sorted(inputs):
             hasher.update(f"\0{name}\0{digest}".encode("utf-8", "surrogateescape"))
         return hasher.hexdigest()
@@ -87,7 +87,7 @@ def content_digest(data: bytes) -> str:
 
 
 @cache
-def _stamp() -> tuple[str, tuple[Any, ...]]:
+def tool_stamp() -> tuple[str, tuple[Any, ...]]:
     """This tool as installed: its version and the files of the package (an upgrade or an
     edit rewrites them)."""
     from needs_microversion import __version__
@@ -96,32 +96,43 @@ def _stamp() -> tuple[str, tuple[Any, ...]]:
 
 
 def stamp_of(package: Path) -> tuple[Any, ...]:
-    """What says that the package's files are the same: an installed wheel's RECORD (every
-    file's sha256) and each file's size, the same for every install of one wheel (a CI
-    cache restored on a fresh install still fits); else, for a checkout or an editable
-    install, each file's modification time and size."""
-    files = sorted(package.rglob("*.py"))
+    """What says that the package's files are the same: the RECORD of the wheel that
+    installed it (every file's sha256), the same on every install of that wheel (a CI cache
+    restored on a fresh install still fits); else, for a checkout or an editable install,
+    each file's modification time and size (an edit changes them)."""
     record = _record(package)
-    stamp: list[Any] = [hashlib.sha256(record).hexdigest()] if record is not None else []
-    for path in files:
+    if record is not None:
+        return (hashlib.sha256(record).hexdigest(),)
+    stamp = []
+    for path in sorted(package.rglob("*.py")):
         try:
             status = os.stat(path)
         except OSError:
             continue
-        name = str(path.relative_to(package))
-        stamp.append((name, status.st_size) if record is not None
-                     else (name, status.st_mtime_ns, status.st_size))
+        stamp.append((str(path.relative_to(package)), status.st_mtime_ns, status.st_size))
     return tuple(stamp)
 
 
 def _record(package: Path) -> bytes | None:
     """The RECORD of the wheel that installed `package` beside it, if it lists the
     package's own files (an editable install's lists only its loader)."""
-    for found in sorted(package.parent.glob(f"{package.name}-*.dist-info/RECORD")):
+    prefix = f"{package.name}-"
+    for name in _listing(package.parent):
+        if not (name.startswith(prefix) and name.endswith(".dist-info")):
+            continue
         try:
-            data = found.read_bytes()
+            data = (package.parent / name / "RECORD").read_bytes()
         except OSError:
             continue
         if f"{package.name}/__init__.py,".encode() in data:
             return data
     return None
+
+
+@cache
+def _listing(folder: Path) -> tuple[str, ...]:
+    """A folder's names, listed once (the validator's packages share site-packages)."""
+    try:
+        return tuple(sorted(os.listdir(folder)))
+    except OSError:
+        return ()

@@ -34,9 +34,6 @@ def test_an_installed_wheel_is_known_by_its_record(tmp_path: Path) -> None:
     before = stamp_of(package)
     _touch(package)  # installed again: new times, the same files
     assert stamp_of(package) == before
-    (package / "rules" / "base.py").write_text("RULES = ('edited by hand',)\n")
-    assert stamp_of(package) != before  # a file's size says it changed
-    (package / "rules" / "base.py").write_text("RULES = ()\n")
     (tmp_path / "needs_microversion-1.0.dist-info" / "RECORD").write_text(
         record.replace("def", "xyz"))  # another wheel
     assert stamp_of(package) != before

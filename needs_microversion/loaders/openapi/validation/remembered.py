@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 from needs_microversion.cache_folder import CacheFolder
 from needs_microversion.documents.document import MAX_BYTES
@@ -140,18 +141,12 @@ def _well_formed(data: object) -> bool:
 
 
 @cache
-def _stamp() -> tuple[tuple[str, int, int], ...]:
-    """The validator as installed: its packages' and this tool's checking modules' files
-    (an upgrade or an edit rewrites them)."""
-    here = Path(__file__).parent
-    origins = [spec.origin for spec in map(find_spec, _VALIDATOR)
-               if spec is not None and spec.origin]
-    origins += sorted(str(p) for p in here.glob("*.py"))
-    stamp = []
-    for origin in origins:
-        try:
-            status = os.stat(origin)
-        except OSError:
-            continue
-        stamp.append((origin, status.st_mtime_ns, status.st_size))
-    return tuple(stamp)
+def _stamp() -> tuple[Any, ...]:
+    """The validator as installed and this tool: each package by its wheel's RECORD where
+    a wheel installed it (the same on every install: a CI cache restored on a fresh machine
+    fits), else by its files' times (an upgrade or an edit rewrites them)."""
+    from needs_microversion.documents.parsed import stamp_of, tool_stamp
+
+    packages = [Path(spec.origin).parent for spec in map(find_spec, _VALIDATOR)
+                if spec is not None and spec.origin]
+    return (tool_stamp(), *((package.name, stamp_of(package)) for package in packages))
