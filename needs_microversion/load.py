@@ -243,8 +243,8 @@ def _prepare(path: str, keep_major: bool | None, root: Path | None
 def _kept_tree(path: str, keep_major: bool | None) -> tuple[Path, ApiRefResult] | None:
     """REV:PATH's api-ref tree as an earlier run read it, found by git's listing alone
     (`kept_trees`); None for anything else, or nothing kept."""
-    if ":" not in path or os.path.lexists(path):
-        return None
+    if ":" not in path or path.endswith((".yaml", ".yml", ".json")) or os.path.lexists(path):
+        return None  # an OpenAPI file is no tree: not even git is asked
     from needs_microversion.kept_trees import by_blobs
 
     return by_blobs(path, keep_major)
