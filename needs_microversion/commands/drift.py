@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.model.change import Area, Change, Kind
-from needs_microversion.model.extensions import REMOVED_KEY
+from needs_microversion.model.extensions import QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY
 from needs_microversion.model.snapshot import Operation, OpKey, Snapshot
 from needs_microversion.model.verdict import NOT_REQUIRED, Finding, Report
 from needs_microversion.model.versions import FLOOR, VersionRange
@@ -69,12 +69,23 @@ def drift(documents: Snapshot, code: Snapshot) -> Iterator[Change]:
         if _bounds(doc.versions, floor) != _bounds(served.versions, floor):
             yield _change("operation", "changed", served, doc, "", str(doc.versions),
                           str(served.versions))
+        if not _declares_query(code, key):
+            continue  # the code validates no query string there: it says nothing of names
         named = {name for where, name in doc.parameters if where == "query"}
         accepted = {name for where, name in served.parameters if where == "query"}
         for name in sorted(accepted - named):
             yield _change("query-parameter", "added", served, doc, name, None, name)
         for name in sorted(named - accepted):
             yield _change("query-parameter", "removed", served, doc, name, name, None)
+
+
+def _declares_query(code: Snapshot, key: OpKey) -> bool:
+    """Whether the code declares a query schema for the operation (manila's older
+    controllers, and nova's before 2.75's schemas, read the query string by hand)."""
+    raw = code.operations.raw.get(key)
+    node = raw[1] if isinstance(raw, tuple) and len(raw) > 1 else None
+    query = node.get(QUERY_KEY) if isinstance(node, dict) else None
+    return isinstance(query, dict) and not query.get(UNDECLARED_KEY)
 
 
 def _removed(code: Snapshot, key: OpKey) -> str:

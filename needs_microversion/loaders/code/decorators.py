@@ -14,6 +14,10 @@ nova (and masakari) declare the contract on each method:
 | `@validation.query_schema(s, lo, hi)` | the query string schema |
 | `@validation.response_body_schema(s, lo, hi)` | the response body schema |
 
+manila spells two of them `@validation.request_body_schema(s, lo, hi)` and
+`@validation.request_query_schema(s, lo, hi)`, and its `@wsgi.Controller.api_version(lo,
+hi, experimental)` may mark a range experimental (still served: read as a range).
+
 Decorator arguments are evaluated in the controller module (names, constants such as
 `UUID_FOR_ID_MIN_VERSION`, `schema.create_v20` through its import); nothing runs.
 """
@@ -34,7 +38,8 @@ from needs_microversion.model.versions import ALL, VersionRange, parse_version
 # Each decorator's parameters in order (the first names of a pair are nova's, the second
 # masakari's or older spellings).
 _PARAMETERS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "api_version": (("min_version", "min_ver"), ("max_version", "max_ver")),
+    "api_version": (("min_version", "min_ver"), ("max_version", "max_ver"),
+                    ("experimental",)),
     "expected_errors": (("errors",), ("min_version",), ("max_version",)),
     "response": (("code",), ("min_version",), ("max_version",)),
     "action": (("name",),),
@@ -45,6 +50,8 @@ _PARAMETERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "response_body_schema": (("response_body_schema",), ("min_version",), ("max_version",)),
 }
 _VERSIONED = "Controller.api_version"  # the older versioned methods
+# Other spellings of a decorator (manila's), read as the one named.
+_ALIASES = {"request_body_schema": "schema", "request_query_schema": "query_schema"}
 
 
 @dataclass
@@ -147,6 +154,7 @@ class ControllerReader:
                 continue
             dotted = _dotted(decorator.func)
             kind = dotted.rsplit(".", 1)[-1]
+            kind = _ALIASES.get(kind, kind)
             if "." not in dotted or kind not in _PARAMETERS:
                 continue
             where = f"{cls.module.path}:{decorator.lineno}"

@@ -59,7 +59,7 @@ def read_routes(interp: Interpreter, source: SourceTree, controllers: Controller
             unread.append(Unread(SETUP_CFG, line, f"the extension {class_name} is not read"))
             continue
         for resource in _resources(interp, cls, unread):
-            for op in _resource_operations(resource, controllers, where):
+            for op in resource_operations(resource, controllers, where):
                 operations.setdefault((op.method, op.path, op.action), op)
     return tuple(sorted(operations.values(), key=lambda o: (o.path, o.method, o.action or "")))
 
@@ -191,8 +191,12 @@ def _connect(call: ast.Call, bound: dict[str, ast.Constant]
     return path, action, tuple(m.upper() for m in methods)
 
 
-def _resource_operations(resource: dict[str, Any], controllers: ControllerReader,
-                         where: str) -> list[CodeOperation]:
+def resource_operations(resource: dict[str, Any], controllers: ControllerReader,
+                        where: str, by_action: frozenset[str] = frozenset()
+                        ) -> list[CodeOperation]:
+    """The operations of one `mapper.resource(...)`; `by_action`: the standard routes
+    that the action of that name serves when the controller has no such method (manila's
+    `Resource` dispatches `create` and `delete` so, as nova's did)."""
     collection, controller = resource.get("collection"), resource.get("controller")
     if not isinstance(collection, str) or not isinstance(controller, ClassValue):
         return []
@@ -219,6 +223,10 @@ def _resource_operations(resource: dict[str, Any], controllers: ControllerReader
                       for action, (cls, meth) in sorted(controllers.actions(controller).items())]
             continue
         implementations = controllers.implementations(controller, name)
+        if not implementations and name in by_action:
+            actions = controllers.actions(controller)
+            if name in actions:
+                implementations = controllers.implementations(*actions[name])
         if implementations:
             found.append(CodeOperation(method, path, None, located, implementations))
     return found

@@ -2,7 +2,7 @@
 served: the document catches up with the API, shown by the code itself.
 
 api-ref lags the code (of 100 real raises of a maximum, 18 were documented later and 19
-never). Where a project declares its contract in code (nova's and masakari's routes,
+never). Where a project declares its contract in code (nova's, masakari's and manila's routes,
 decorators and schemas, read statically: `loaders/code`), the code at the base revision
 answers what the documents' wording only guesses: whether the API served the element before
 this change. This is evidence, not wording (`Correction.evidence`): it stands when the change

@@ -1,0 +1,312 @@
+"""manila's code contract, read statically: `APIRouter._setup_routes`' `mapper.resource` and
+`mapper.connect` calls (in their `path_prefix` loops), each controller from its module's
+`create_resource()`, and nova's older decorators with manila's schema decorators; judged by
+`check` like nova's (issue 35)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from code_repos import write_repo
+from repositories import Project, _init, check_reports
+
+from needs_microversion.loaders.code.contract import read_code_contract
+
+ROUTER = "manila/api/v2/router.py"
+CONTROLLER = "manila/api/v2/widgets.py"
+SCHEMAS = "manila/api/schemas/widgets.py"
+VERSION_FILE = "manila/api/openstack/api_version_request.py"
+HISTORY = "manila/api/openstack/rest_api_version_history.rst"
+
+WSGI = """
+class Controller(object):
+    @staticmethod
+    def api_version(min_ver, max_ver=None, experimental=False):
+        def decorator(f):
+            return f
+        return decorator
+
+
+class Resource(object):
+    def __init__(self, controller):
+        self.controller = controller
+
+
+def action(name):
+    def decorator(f):
+        return f
+    return decorator
+
+
+def response(code):
+    def decorator(f):
+        return f
+    return decorator
+"""
+
+SCHEMA_TEXT = """
+import copy
+
+create_request_body = {
+    'type': 'object',
+    'properties': {
+        'widget': {
+            'type': 'object',
+            'properties': {'name': {'type': 'string'}},
+            'additionalProperties': False,
+        },
+    },
+    'required': ['widget'],
+    'additionalProperties': False,
+}
+
+index_request_query = {
+    'type': 'object',
+    'properties': {'limit': {'type': 'array', 'maxItems': 1}},
+    'additionalProperties': True,
+}
+"""
+
+CONTROLLER_TEXT = """
+from manila.api.openstack import wsgi
+from manila.api.schemas import widgets as schema
+from manila.api import validation
+
+WIDGETS_MIN = '2.1'
+
+
+class WidgetsController(wsgi.Controller):
+
+    @wsgi.Controller.api_version('2.0', '2.2')
+    def index(self, req):
+        return {}
+
+    @wsgi.Controller.api_version('2.3')  # noqa
+    @validation.request_query_schema(schema.index_request_query)
+    def index(self, req):  # noqa: F811
+        return {}
+
+    @wsgi.Controller.api_version(WIDGETS_MIN, experimental=True)
+    @wsgi.response(202)
+    @validation.request_body_schema(schema.create_request_body)
+    def create(self, req, body):
+        return {}
+
+    def show(self, req, id):
+        return {}
+
+    def detail(self, req):
+        return {}
+
+    @wsgi.Controller.api_version('2.4')
+    def colour(self, req, id):
+        return {}
+
+    @wsgi.action('os-reset_status')
+    def _reset_status(self, req, id, body):
+        pass
+
+    @wsgi.Controller.api_version('2.2')
+    @wsgi.action('force_delete')
+    def _force_delete(self, req, id, body):
+        pass
+
+
+class TypesController(wsgi.Controller):
+
+    def index(self, req):
+        return {}
+
+    @wsgi.action('create')
+    def _create(self, req, body):
+        return {}
+
+
+def create_resource():
+    return wsgi.Resource(WidgetsController())
+
+
+def create_types_resource():
+    return wsgi.Resource(TypesController())
+"""
+
+ROUTER_TEXT = """
+from manila.api.v2 import widgets
+import manila.api.openstack
+
+
+class APIRouter(manila.api.openstack.APIRouter):
+
+    def _setup_routes(self, mapper):
+        self.resources["widgets"] = widgets.create_resource()
+        mapper.resource("widget", "widgets",
+                        controller=self.resources["widgets"],
+                        collection={"detail": "GET"},
+                        member={"action": "POST"})
+
+        for path_prefix in ['/{project_id}', '']:
+            # project_id is optional
+            controller = self.resources["widgets"]
+            mapper.connect("widgets",
+                           "%s/widgets/{id}/colour" % path_prefix,
+                           controller=controller,
+                           action="colour",
+                           conditions={"method": ["GET"]})
+            mapper.connect("widgets",
+                           "%s/widgets/{id}/missing" % path_prefix,
+                           controller=controller,
+                           action="no_such_method",
+                           conditions={"method": ["GET"]})
+
+        self.resources["types"] = widgets.create_types_resource()
+        mapper.resource("type", "types", controller=self.resources["types"])
+        mapper.redirect("", "/")
+"""
+
+
+def version_file(max_version: str) -> str:
+    return (f'REST_API_VERSION_HISTORY = """\n    REST API Version History:\n\n'
+            f'    * 2.0 - Initial version.\n"""\n\n'
+            f'_MIN_API_VERSION = "2.0"\n_MAX_API_VERSION = "{max_version}"\n')
+
+
+MANILA = {
+    "manila/__init__.py": "",
+    "manila/api/__init__.py": "",
+    "manila/api/openstack/__init__.py": "class APIRouter(object):\n    pass\n",
+    "manila/api/openstack/wsgi.py": WSGI,
+    "manila/api/validation/__init__.py": (
+        "def request_body_schema(schema, min_version=None, max_version=None):\n"
+        "    return lambda f: f\n\n\n"
+        "def request_query_schema(schema, min_version=None, max_version=None):\n"
+        "    return lambda f: f\n"),
+    "manila/api/schemas/__init__.py": "",
+    "manila/api/v2/__init__.py": "",
+    SCHEMAS: SCHEMA_TEXT,
+    CONTROLLER: CONTROLLER_TEXT,
+    ROUTER: ROUTER_TEXT,
+    VERSION_FILE: version_file("2.5"),
+}
+
+
+def _operations(files: dict[str, str], top: Path) -> dict[tuple[str, str, str | None], Any]:
+    read, listing = write_repo(top, files)
+    contract = read_code_contract(read, listing)
+    assert contract is not None and contract.project == "manila"
+    return {(op.method, op.path, op.action): op for op in contract.operations}
+
+
+def test_the_routes_the_router_maps(tmp_path: Path) -> None:
+    ops = _operations(MANILA, tmp_path)
+    assert set(ops) == {
+        ("GET", "/types", None),
+        ("POST", "/types", None),  # the action `create` serves it (manila's Resource)
+        ("GET", "/widgets", None),
+        ("POST", "/widgets", None),
+        ("GET", "/widgets/detail", None),
+        ("GET", "/widgets/{id}", None),
+        ("POST", "/widgets/{id}/action", "force_delete"),
+        ("POST", "/widgets/{id}/action", "os-reset_status"),
+        ("GET", "/widgets/{id}/colour", None),  # once: with and without the project's id
+    }
+    index = ops[("GET", "/widgets", None)]
+    assert [str(i.versions) for i in index.implementations] == ["2.0 - 2.2", "2.3 -"]
+    assert index.implementations[1].queries[0].value["properties"]["limit"]["maxItems"] == 1
+    [create] = ops[("POST", "/widgets", None)].implementations
+    assert str(create.versions) == "2.1 -"  # an experimental range is still served
+    assert create.requests[0].reference == "schema.create_request_body"
+    assert [c.value for c in create.codes] == [202]
+    assert str(ops[("GET", "/widgets/{id}/colour", None)].implementations[0].versions) == \
+        "2.4 -"
+
+
+def test_what_the_route_reader_cannot_follow_is_reported(tmp_path: Path) -> None:
+    router = ROUTER_TEXT.replace(
+        '        mapper.redirect("", "/")\n',
+        '        if CONF.legacy:\n'
+        '            mapper.resource("legacy", "legacy", controller=self.resources["types"])\n'
+        '        mapper.connect("x", build_path(), controller=self.resources["types"],\n'
+        '                       action="index", conditions={"method": ["GET"]})\n')
+    read, listing = write_repo(tmp_path, {**MANILA, ROUTER: router})
+    contract = read_code_contract(read, listing)
+    assert contract is not None
+    reasons = {(u.file, u.line): u.reason for u in contract.unread}
+    lines = router.splitlines()
+    condition = next(i for i, text in enumerate(lines, 1) if "if CONF.legacy" in text)
+    connect = next(i for i, text in enumerate(lines, 1) if 'mapper.connect("x"' in text)
+    assert "is not read" in reasons[(ROUTER, condition)]
+    assert "mapper.connect" in reasons[(ROUTER, connect)]
+    assert ("GET", "/widgets") in {(op.method, op.path) for op in contract.operations}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """manila-like, released at 2.5, its code declaring the widgets API."""
+    top = tmp_path / "manila"
+    project = Project(top, VERSION_FILE, version_file, HISTORY)
+    _init(top, {**MANILA, HISTORY: "REST API Version History\n========================\n\n"
+                "2.0\n---\n\nInitial.\n", "releasenotes/notes/.placeholder": ""}, project)
+    project.tag("2.0.0")
+    return project
+
+
+def _edit(project: Project, path: str, old: str, new: str) -> str:
+    text = (project.top / path).read_text()
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+COLOUR = ("'properties': {'name': {'type': 'string'}}",
+          "'properties': {'name': {'type': 'string'}, 'colour': {'type': 'string'}}")
+
+
+def test_a_contract_change_only_in_manila_code_needs_a_microversion(
+        project: Project, run_cli, monkeypatch) -> None:
+    project.commit({SCHEMAS: _edit(project, SCHEMAS, *COLOUR)}, "colour, no microversion")
+    code, reports = check_reports(project, run_cli, monkeypatch)
+    assert code == 1
+    report = reports["manila code"]
+    assert [c["id"] for c in report["changes"] if not c["provided"]] == ["attribute-added"]
+    assert report["bookkeeping"]["next_version"] == "2.6"
+
+
+def test_the_same_change_done_right_and_a_refactor(project: Project, run_cli,
+                                                    monkeypatch) -> None:
+    schemas = _edit(project, SCHEMAS, "index_request_query = {",
+                    "create_request_body_v26 = copy.deepcopy(create_request_body)\n"
+                    "create_request_body_v26['properties']['widget']['properties']"
+                    "['colour'] = {'type': 'string'}\n\nindex_request_query = {")
+    controller = _edit(project, CONTROLLER,
+                       "    @validation.request_body_schema(schema.create_request_body)\n",
+                       "    @validation.request_body_schema(schema.create_request_body, "
+                       "'2.1', '2.5')\n"
+                       "    @validation.request_body_schema(schema.create_request_body_v26, "
+                       "'2.6')\n")
+    project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6",
+                   max_version="2.6", history="2.6", note="Adds colour in microversion 2.6.")
+    code, reports = check_reports(project, run_cli, monkeypatch)
+    assert code == 0, reports
+    [change] = [c for c in reports["manila code"]["changes"] if c["id"] == "attribute-added"]
+    assert change["gated"] == "2.6" and change["provided"]
+    renamed = {path: (project.top / path).read_text().replace("create_request_body",
+                                                              "widget_create_body")
+               for path in (SCHEMAS, CONTROLLER)}
+    project.commit(renamed, "rename a schema")
+    code, reports = check_reports(project, run_cli, monkeypatch)
+    assert code == 0 and reports["manila code"]["changes"] == []
+
+
+def test_the_code_contract_exports_as_openapi(project: Project, run_cli, monkeypatch,
+                                              tmp_path: Path) -> None:
+    from openapi_spec_validator import validate
+
+    monkeypatch.chdir(project.top)
+    out = tmp_path / "manila.json"
+    code, _, err = run_cli("export", "HEAD", "-o", str(out))
+    assert code == 0, err
+    document = json.loads(out.read_text())
+    validate(document)
+    assert "/widgets/{id}/colour" in document["paths"]
