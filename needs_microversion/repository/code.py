@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the code reader is imported when a change edits the API's c
     from needs_microversion.loaders.code.records import Unread
 
 # The projects whose code declares its whole contract (routes, decorators, schemas).
-CODE_PROJECTS = ("nova", "masakari", "manila")
+CODE_PROJECTS = ("nova", "masakari", "manila", "cinder")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from needs_microversion.loaders.code.interpreter import Interpreter
 from needs_microversion.loaders.code.records import CodeOperation, Unread
 from needs_microversion.loaders.code.scopes import Scope
 from needs_microversion.loaders.code.source import SourceTree
-from needs_microversion.loaders.code.values import ClassValue
+from needs_microversion.loaders.code.values import ClassValue, InstanceValue
 
 SETUP_CFG = "setup.cfg"
 VERSION_FILE = "masakari/api/api_version_request.py"
@@ -58,7 +58,7 @@ def read_routes(interp: Interpreter, source: SourceTree, controllers: Controller
         if not isinstance(cls, ClassValue):
             unread.append(Unread(SETUP_CFG, line, f"the extension {class_name} is not read"))
             continue
-        for resource in _resources(interp, cls, unread):
+        for resource in extension_resources(interp, cls, unread):
             for op in resource_operations(resource, controllers, where):
                 operations.setdefault((op.method, op.path, op.action), op)
     return tuple(sorted(operations.values(), key=lambda o: (o.path, o.method, o.action or "")))
@@ -85,7 +85,7 @@ def _extensions(source: SourceTree) -> list[tuple[str, str, int]]:
     return found
 
 
-def _resources(interp: Interpreter, cls: ClassValue, unread: list[Unread]
+def extension_resources(interp: Interpreter, cls: ClassValue, unread: list[Unread]
                ) -> list[dict[str, Any]]:
     """The `ResourceExtension(...)` calls of the extension's `get_resources`, their
     arguments evaluated (the controller: the class it instantiates)."""
@@ -198,6 +198,8 @@ def resource_operations(resource: dict[str, Any], controllers: ControllerReader,
     that the action of that name serves when the controller has no such method (manila's
     `Resource` dispatches `create` and `delete` so, as nova's did)."""
     collection, controller = resource.get("collection"), resource.get("controller")
+    if isinstance(controller, InstanceValue):  # `controller = X(...)` first (cinder's contrib)
+        controller = controller.cls
     if not isinstance(collection, str) or not isinstance(controller, ClassValue):
         return []
     prefix = ""

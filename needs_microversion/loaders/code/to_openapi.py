@@ -8,8 +8,8 @@
 * Where the code declares no schema (no decorator for some or all microversions), the
   schema is `{"x-needs-microversion-undeclared": true}`: it accepts anything, as the code
   validates nothing there, and says so, so that a rule can tell "a schema now declared
-  where none was" (coverage) from a contract change. An operation without a body (GET,
-  DELETE) has no `requestBody` at all.
+  where none was" (coverage) from a contract change. A GET has no `requestBody` at all;
+  a DELETE's, when no schema is declared, is undeclared and not required.
 * Query schemas become query parameters (one per property, a microversion container when
   it differs by version), and the whole query schema is kept on the operation under
   `x-needs-microversion-query`, since "no other query parameter" (`additionalProperties:
@@ -103,7 +103,9 @@ def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:
         parameters = _query_parameters(queries, converter)
         if parameters:
             result["parameters"] = parameters
-    if op.method in _BODY_METHODS or any(i.requests for i in impls):
+    # A DELETE may carry a body a controller reads (cinder's `force`): with no schema it
+    # is undeclared, as a POST's is, so a schema declared there later is coverage.
+    if op.method in _BODY_METHODS or op.method == "DELETE" or any(i.requests for i in impls):
         schema = _part([(i.versions, i.requests, i.location) for i in impls], converter)
         result["requestBody"] = {"content": {_MEDIA: {"schema": schema}},
                                  "required": op.method in _BODY_METHODS}

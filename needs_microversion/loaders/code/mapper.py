@@ -1,5 +1,6 @@
-"""manila's routes, read statically: `APIRouter._setup_routes` in
-`manila/api/v2/router.py`, a method of literal calls
+"""manila's and cinder's routes, read statically: `APIRouter._setup_routes` in their
+router module (`manila/api/v2/router.py`, `cinder/api/v3/router.py`), a method of literal
+calls of a `routes.Mapper`:
 
     self.resources["shares"] = shares.create_resource()
     mapper.resource("share", "shares", controller=self.resources["shares"],
@@ -8,63 +9,92 @@
         mapper.connect("shares", "%s/shares/{id}/migration-progress" % path_prefix,
                        controller=self.resources["shares"],
                        action="migration_progress_show", conditions={"method": ["GET"]})
+    mapper.create_route('/clusters/detail', 'GET', self.resources['clusters'], 'detail')
 
 Each `create_resource()` of a controller module returns `wsgi.Resource(SharesController())`:
 the controller is that class. `mapper.resource` maps as `routes.Mapper.resource` does
 (masakari's reader: index, create, show, update, delete, the collection's and members'
 named routes, a parent resource's prefix; `member={"action": "POST"}` is one operation per
-`@wsgi.action`); `mapper.connect` maps one path, method and controller method. The
-`/{project_id}` prefix every route also has is left out: an operation is its path without
-it. The controllers declare the contract with nova's older decorators
-(`@wsgi.Controller.api_version`, `@wsgi.action`, `@wsgi.response`) and, since 2024,
-`@validation.request_body_schema`, `request_query_schema` and `response_body_schema`, each
-with its microversion bounds (`decorators.py`).
+`@wsgi.action`); `mapper.connect` and cinder's `mapper.create_route` map one path, method
+and controller method. The `/{project_id}` prefix routes may also have is left out: an
+operation is its path without it. The controllers declare the contract with nova's older
+decorators (`@wsgi.Controller.api_version`, `@wsgi.action`, `@wsgi.response`) and their
+schema decorators (manila's `@validation.request_body_schema`, `request_query_schema` and
+`response_body_schema`, cinder's `@validation.schema`), each with its microversion bounds
+(`decorators.py`).
 
-A statement of `_setup_routes` that is none of these (a condition, a call of something
-else) is reported as not read, with its line; the routes it would add are not seen.
+What this does not read: routes added by API extensions (cinder's `contrib/`, registered
+when the service starts: `_setup_ext_routes`), and a statement of `_setup_routes` that is
+none of the above (a condition, a call of something else), which is reported as not read,
+with its line. cinder's `if ext_mgr.is_loaded('os-services'):` is read as true: a default
+deployment loads every standard extension.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
 
 from needs_microversion.loaders.code.decorators import ControllerReader
 from needs_microversion.loaders.code.interpreter import Interpreter
-from needs_microversion.loaders.code.masakari import resource_operations
+from needs_microversion.loaders.code.masakari import extension_resources, resource_operations
 from needs_microversion.loaders.code.records import CodeOperation, Unread
 from needs_microversion.loaders.code.scopes import Scope
 from needs_microversion.loaders.code.source import SourceTree
 from needs_microversion.loaders.code.values import ClassValue, ModuleRef
 
-ROUTER = "manila/api/v2/router.py"
-VERSION_FILE = "manila/api/openstack/api_version_request.py"
+@dataclass(frozen=True)
+class Router:
+    """Where one project keeps its route setup, and how its `Resource` dispatches."""
+
+    project: str
+    module: str  # the router module: `APIRouter._setup_routes`
+    probe: str  # its wsgi module (nova's older `Resource`, `Controller.api_version`)
+    version_file: str
+    # The standard routes its `Resource` serves by the action of that name when the
+    # controller has no such method (`Resource._get_method`): share types'
+    # `@wsgi.action("create")`.
+    by_action: frozenset[str]
+    # The folder of the API extensions a default deployment loads (cinder's `contrib/`,
+    # every module of it: `standard_extensions`), or "".
+    extensions: str = ""
+
+
+ROUTERS = (
+    Router("manila", "manila/api/v2/router.py", "manila/api/openstack/wsgi.py",
+           "manila/api/openstack/api_version_request.py", frozenset({"create", "delete"})),
+    Router("cinder", "cinder/api/v3/router.py", "cinder/api/openstack/wsgi.py",
+           "cinder/api/openstack/api_version_request.py",
+           frozenset({"create", "delete", "update"}), "cinder/api/contrib"),
+)
 _PROJECT_PREFIX = "/{project_id}"
 _NOT = object()  # a value the route reader does not compute
 _MAX_ITEMS = 64  # a `for` over more literal items than any router writes is not read
-# manila's `Resource` serves these routes by the action of that name when the controller
-# has no such method (`Resource._get_method`): share types' `@wsgi.action("create")`.
-_BY_ACTION = frozenset({"create", "delete"})
 
 
-def has_routes(source: SourceTree) -> bool:
-    return source.probe(ROUTER) and source.probe("manila/api/openstack/wsgi.py")
+def router_of(source: SourceTree) -> Router | None:
+    """The project's router, when the revision has one (and its wsgi module)."""
+    return next((router for router in ROUTERS
+                 if source.probe(router.module) and source.probe(router.probe)), None)
 
 
-def read_routes(interp: Interpreter, controllers: ControllerReader, unread: list[Unread]
-                ) -> tuple[CodeOperation, ...]:
-    module, namespace = interp.namespace(ROUTER)
+def read_routes(router: Router, interp: Interpreter, controllers: ControllerReader,
+                unread: list[Unread]) -> tuple[CodeOperation, ...]:
+    module, namespace = interp.namespace(router.module)
     if namespace is None or module.tree is None:
-        unread.append(Unread(ROUTER, 0, module.reason or "unreadable"))
+        unread.append(Unread(router.module, 0, module.reason or "unreadable"))
         return ()
     setup = next((node for cls in module.tree.body if isinstance(cls, ast.ClassDef)
                   for node in cls.body if isinstance(node, ast.FunctionDef)
                   and node.name == "_setup_routes"), None)
     if setup is None:
-        unread.append(Unread(ROUTER, 0, "no APIRouter._setup_routes"))
+        unread.append(Unread(router.module, 0, "no APIRouter._setup_routes"))
         return ()
-    reader = _Routes(interp, namespace.scope, controllers, unread)
+    reader = _Routes(router, interp, namespace.scope, controllers, unread)
     reader.block(setup.body, {})
+    if router.extensions:
+        reader.extensions(router.extensions)
     return tuple(sorted(reader.operations.values(),
                         key=lambda o: (o.path, o.method, o.action or "")))
 
@@ -72,8 +102,9 @@ def read_routes(interp: Interpreter, controllers: ControllerReader, unread: list
 class _Routes:
     """Walks `_setup_routes`, the controllers named and the routes mapped so far."""
 
-    def __init__(self, interp: Interpreter, scope: Scope, controllers: ControllerReader,
-                 unread: list[Unread]) -> None:
+    def __init__(self, router: Router, interp: Interpreter, scope: Scope,
+                 controllers: ControllerReader, unread: list[Unread]) -> None:
+        self.router, self.where = router, router.module
         self.interp, self.scope = interp, scope
         self.controllers, self.unread = controllers, unread
         self.resources: dict[str, ClassValue | None] = {}
@@ -91,8 +122,14 @@ class _Routes:
                 self._mapped_resource(call, bound)
             elif isinstance(call, ast.Call) and _is_mapper(call, "connect"):
                 self._connected(call, bound)
+            elif isinstance(call, ast.Call) and _is_mapper(call, "create_route"):
+                self._created_route(call, bound)
             elif isinstance(call, ast.Call) and _is_mapper(call, "redirect"):
                 continue  # `mapper.redirect("", "/")`: no operation of its own
+            elif isinstance(statement, ast.If) and _extension_loaded(statement.test):
+                # cinder's `if ext_mgr.is_loaded('os-services'):`: a default deployment
+                # loads every standard extension, so what it routes is served.
+                self.block(statement.body, bound)
             elif isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) \
                     and not statement.orelse:
                 items = _literal(statement.iter, bound)
@@ -103,6 +140,53 @@ class _Routes:
                     self.block(statement.body, {**bound, statement.target.id: item})
             else:
                 self._not_read(statement, "a statement of the route setup")
+
+    def extensions(self, folder: str) -> None:
+        """The resources each extension module's descriptor adds (`get_resources`, read as
+        masakari's are), and the actions its controller extensions add to a resource's
+        `POST .../{id}/action` (`get_controller_extensions`)."""
+        for path in sorted(p for p in self.interp.source.files if p.startswith(f"{folder}/")
+                           and p.endswith(".py") and "/tests/" not in p):
+            module, namespace = self.interp.namespace(path)
+            if module.tree is None or namespace is None:
+                continue
+            for node in module.tree.body:
+                cls = namespace.get(node.name) if isinstance(node, ast.ClassDef) else None
+                if not isinstance(cls, ClassValue) or not isinstance(node, ast.ClassDef):
+                    continue
+                methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+                if "get_resources" in methods:
+                    for resource in extension_resources(self.interp, cls, self.unread):
+                        for op in resource_operations(resource, self.controllers,
+                                                      f"{path}:{node.lineno}",
+                                                      self.router.by_action):
+                            self._add(op)
+                if "get_controller_extensions" in methods:
+                    self._controller_extensions(methods["get_controller_extensions"], path,
+                                                namespace.scope)
+
+    def _controller_extensions(self, method: ast.FunctionDef, path: str, scope: Scope) -> None:
+        """`ControllerExtension(self, 'volumes', VolumeActionsController())`, also through a
+        local name (`controller = X()`) or a loop over literal classes (`for class_ in (A,
+        B): ... ControllerExtension(self, class_.collection, class_())`)."""
+        found: list[tuple[ast.Call, dict[str, ast.expr]]] = []
+        _extension_calls(method.body, {}, {}, found)
+        for node, names in found:
+            collection = self.interp.expr(_bound(node.args[1], names), scope)
+            made = node.args[2]
+            made_by = made.func if isinstance(made, ast.Call) else None
+            if isinstance(made, ast.Name) and made.id in names:
+                made_by = names[made.id]
+            cls = self.interp.expr(_bound(made_by, names), scope) if made_by is not None \
+                else None
+            if not isinstance(collection, str) or not isinstance(cls, ClassValue):
+                self.unread.append(Unread(path, node.lineno, "a controller extension is not "
+                                                             "read: its actions are not seen"))
+                continue
+            for action, (klass, name) in sorted(self.controllers.actions(cls).items()):
+                self._add(CodeOperation("POST", f"/{collection}/{{id}}/action", action,
+                                        f"{path}:{node.lineno}",
+                                        self.controllers.implementations(klass, name)))
 
     def _resource(self, statement: ast.Assign) -> bool:
         """`self.resources[KEY] = module.create_resource()`: KEY names that controller; so
@@ -152,7 +236,7 @@ class _Routes:
             self._not_read(call, "a mapper.resource call")
             return
         resource: dict[str, Any] = {"collection": names[1], "controller": controller,
-                                    "file": ROUTER, "line": call.lineno}
+                                    "file": self.where, "line": call.lineno}
         for keyword, key in (("collection", "collection_actions"),
                              ("member", "member_actions"), ("parent_resource", "parent")):
             if keyword in keywords:
@@ -161,8 +245,8 @@ class _Routes:
                     self._not_read(call, f"mapper.resource's {keyword}")
                     return
                 resource[key] = value
-        for op in resource_operations(resource, self.controllers, f"{ROUTER}:{call.lineno}",
-                                      _BY_ACTION):
+        for op in resource_operations(resource, self.controllers,
+                                      f"{self.where}:{call.lineno}", self.router.by_action):
             self._add(op)
 
     def _connected(self, call: ast.Call, bound: dict[str, Any]) -> None:
@@ -178,12 +262,28 @@ class _Routes:
                 or not all(isinstance(m, str) for m in methods):
             self._not_read(call, "a mapper.connect call")
             return
+        self._route(call, path, tuple(methods), controller, action)
+
+    def _created_route(self, call: ast.Call, bound: dict[str, Any]) -> None:
+        """cinder's `mapper.create_route(path, method, controller, action)`."""
+        if len(call.args) != 4 or call.keywords:
+            self._not_read(call, "a mapper.create_route call")
+            return
+        values = [_literal(call.args[index], bound) for index in (0, 1, 3)]
+        controller = self._controller(call.args[2])
+        if not all(isinstance(v, str) for v in values) or controller is None:
+            self._not_read(call, "a mapper.create_route call")
+            return
+        path, method, action = values
+        self._route(call, path, (method,), controller, action)
+
+    def _route(self, call: ast.Call, path: str, methods: tuple[str, ...],
+               controller: ClassValue, action: str) -> None:
         implementations = self.controllers.implementations(controller, action)
         if not implementations:
             return  # a route to a method the controller lacks answers 404
-        path = path.removeprefix(_PROJECT_PREFIX) or "/"
         for method in methods:
-            self._add(CodeOperation(method.upper(), path, None, f"{ROUTER}:{call.lineno}",
+            self._add(CodeOperation(method.upper(), path, None, f"{self.where}:{call.lineno}",
                                     implementations))
 
     def _controller(self, node: ast.expr | None) -> ClassValue | None:
@@ -200,13 +300,52 @@ class _Routes:
                                                  op.implementations)
 
     def _not_read(self, node: ast.AST, what: str) -> None:
-        self.unread.append(Unread(ROUTER, getattr(node, "lineno", 0),
+        self.unread.append(Unread(self.where, getattr(node, "lineno", 0),
                                   f"{what} is not read: its routes are not seen"))
 
 
 def _is_mapper(call: ast.Call, name: str) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == name and isinstance(
         call.func.value, ast.Name) and call.func.value.id == "mapper"
+
+
+def _extension_calls(statements: list[ast.stmt], names: dict[str, ast.expr],
+                     made: dict[str, ast.expr],
+                     found: list[tuple[ast.Call, dict[str, ast.expr]]]) -> None:
+    """The `ControllerExtension(self, collection, controller)` calls of a method's body,
+    each with what its names stand for: a loop's variable (each literal item in turn) and a
+    local `name = Class()` (the class)."""
+    for statement in statements:
+        if isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) \
+                and isinstance(statement.iter, (ast.Tuple, ast.List)) \
+                and len(statement.iter.elts) <= _MAX_ITEMS:
+            for item in statement.iter.elts:
+                _extension_calls(statement.body, {**names, statement.target.id: item},
+                                 dict(made), found)
+            continue
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) \
+                and isinstance(statement.value, ast.Call):
+            made[statement.targets[0].id] = _bound(statement.value.func, names)
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and _last_name(node.func) == "ControllerExtension" \
+                    and len(node.args) == 3:
+                found.append((node, {**names, **made}))
+
+
+def _bound(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
+    """`node` with each name that stands for an expression replaced by it."""
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute(_bound(node.value, names), node.attr, node.ctx,
+                             lineno=node.lineno, col_offset=node.col_offset)
+    return node
+
+
+def _extension_loaded(test: ast.expr) -> bool:
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) \
+        and test.func.attr == "is_loaded"
 
 
 def _resource_key(node: ast.expr) -> str | None:

@@ -310,3 +310,216 @@ def test_the_code_contract_exports_as_openapi(project: Project, run_cli, monkeyp
     document = json.loads(out.read_text())
     validate(document)
     assert "/widgets/{id}/colour" in document["paths"]
+
+
+# -- cinder: the same reader, `mapper.create_route`, `mv.` constants, `is_loaded` ---------
+
+CINDER_ROUTER = """
+from cinder.api.v3 import volumes
+
+
+class APIRouter(object):
+
+    def _setup_routes(self, mapper, ext_mgr):
+        self.resources['volumes'] = volumes.create_resource(ext_mgr)
+        mapper.resource("volume", "volumes",
+                        controller=self.resources['volumes'],
+                        collection={'detail': 'GET', 'summary': 'GET'},
+                        member={'action': 'POST'})
+        mapper.create_route(
+            '/volumes/{id}/revert', 'POST', self.resources['volumes'], 'revert')
+
+        if ext_mgr.is_loaded('os-services'):
+            resource = volumes.create_resource(ext_mgr)
+            mapper.create_route('/os-services', 'GET', resource, 'index')
+"""
+
+CINDER_CONTROLLER = """
+from cinder.api import microversions as mv
+from cinder.api.openstack import wsgi
+from cinder.api.schemas import volumes as schema
+from cinder.api import validation
+
+
+class VolumeController(wsgi.Controller):
+
+    def index(self, req):
+        return {}
+
+    @wsgi.response(202)
+    @validation.schema(schema.create, mv.BASE_VERSION, mv.get_prior_version(mv.GROUP_VOLUME))
+    @validation.schema(schema.create_v313, mv.GROUP_VOLUME)
+    def create(self, req, body):
+        return {}
+
+    @wsgi.Controller.api_version(mv.VOLUME_SUMMARY)
+    def summary(self, req):
+        return {}
+
+    @wsgi.Controller.api_version(mv.VOLUME_REVERT)
+    def revert(self, req, id, body):
+        return {}
+
+
+def create_resource(ext_mgr):
+    return wsgi.Resource(VolumeController())
+"""
+
+CINDER = {
+    "cinder/__init__.py": "",
+    "cinder/api/__init__.py": "",
+    "cinder/api/microversions.py": (
+        "BASE_VERSION = '3.0'\nGROUP_VOLUME = '3.13'\nVOLUME_SUMMARY = '3.12'\n"
+        "VOLUME_REVERT = '3.40'\n\n\n"
+        "def get_prior_version(version):\n"
+        "    major, minor = version.split('.')\n"
+        "    return '%s.%s' % (major, int(minor) - 1)\n"),
+    "cinder/api/openstack/__init__.py": "",
+    "cinder/api/openstack/wsgi.py": WSGI,
+    "cinder/api/openstack/api_version_request.py": (
+        '_MIN_API_VERSION = "3.0"\n_MAX_API_VERSION = "3.71"\n'),
+    "cinder/api/validation/__init__.py": (
+        "def schema(request_body_schema, min_version=None, max_version=None):\n"
+        "    return lambda f: f\n"),
+    "cinder/api/schemas/__init__.py": "",
+    "cinder/api/schemas/volumes.py": (
+        "import copy\n\ncreate = {'type': 'object', 'properties': {'volume': {'type': 'object'}}}"
+        "\ncreate_v313 = copy.deepcopy(create)\n"
+        "create_v313['properties']['group_id'] = {'type': 'string'}\n"),
+    "cinder/api/v3/__init__.py": "",
+    "cinder/api/v3/router.py": CINDER_ROUTER,
+    "cinder/api/v3/volumes.py": CINDER_CONTROLLER,
+    "cinder/api/extensions.py": (
+        "class ExtensionDescriptor(object):\n    pass\n\n\n"
+        "class ResourceExtension(object):\n"
+        "    def __init__(self, collection, controller, parent=None,\n"
+        "                 collection_actions=None, member_actions=None,\n"
+        "                 custom_routes_fn=None):\n        self.collection = collection\n\n\n"
+        "class ControllerExtension(object):\n"
+        "    def __init__(self, extension, collection, controller):\n"
+        "        self.collection = collection\n"),
+    "cinder/api/contrib/__init__.py": "",
+    "cinder/api/contrib/admin_actions.py": """
+from cinder.api import extensions
+from cinder.api.openstack import wsgi
+
+
+class VolumeAdminController(wsgi.Controller):
+    collection = 'volumes'
+
+    @wsgi.action('os-force_delete')
+    def _force_delete(self, req, id, body):
+        pass
+
+
+class BackupAdminController(wsgi.Controller):
+    collection = 'backups'
+
+    @wsgi.action('os-reset_status')
+    def _reset_status(self, req, id, body):
+        pass
+
+
+class Admin_actions(extensions.ExtensionDescriptor):
+
+    def get_controller_extensions(self):
+        exts = []
+        for class_ in (VolumeAdminController, BackupAdminController):
+            controller = class_()
+            extension = extensions.ControllerExtension(
+                self, class_.collection, controller)
+            exts.append(extension)
+        return exts
+""",
+    "cinder/api/contrib/hosts.py": """
+from cinder.api import extensions
+from cinder.api.openstack import wsgi
+
+
+class HostController(wsgi.Controller):
+    def __init__(self, ext_mgr):
+        self.ext_mgr = ext_mgr
+
+    def index(self, req):
+        return {}
+
+    def delete(self, req, id):
+        return {}
+
+
+class Hosts(extensions.ExtensionDescriptor):
+    alias = 'os-hosts'
+
+    def get_resources(self):
+        controller = HostController(self.ext_mgr)
+        resources = [extensions.ResourceExtension(
+            Hosts.alias, controller, collection_actions={'update': 'PUT'})]
+        return resources
+""",
+}
+
+
+def test_cinder_routes_and_bounds_from_its_constants(tmp_path: Path) -> None:
+    read, listing = write_repo(tmp_path, CINDER)
+    contract = read_code_contract(read, listing)
+    assert contract is not None and contract.project == "cinder" and contract.unread == ()
+    ops = {(op.method, op.path, op.action): op for op in contract.operations}
+    assert set(ops) == {("GET", "/volumes", None), ("POST", "/volumes", None),
+                        ("GET", "/volumes/summary", None),
+                        ("POST", "/volumes/{id}/revert", None),
+                        ("GET", "/os-services", None),
+                        # the contrib extensions a default deployment loads
+                        ("POST", "/volumes/{id}/action", "os-force_delete"),
+                        ("POST", "/backups/{id}/action", "os-reset_status"),
+                        ("GET", "/os-hosts", None), ("DELETE", "/os-hosts/{id}", None)}
+    [create] = ops[("POST", "/volumes", None)].implementations
+    assert [str(d.versions) for d in create.requests] == ["3.0 - 3.12", "3.13 -"]
+    assert str(ops[("GET", "/volumes/summary", None)].implementations[0].versions) == "3.12 -"
+
+
+def test_a_schema_declared_on_a_delete_is_coverage(tmp_path: Path, run_cli,
+                                                   monkeypatch) -> None:
+    """A DELETE whose controller reads a body (cinder's `force`) had an undeclared one: a
+    schema declared for it describes what the code already took."""
+    project = _cinder(tmp_path)
+    hosts = "cinder/api/contrib/hosts.py"
+    text = (project.top / hosts).read_text()
+    text = text.replace("from cinder.api.openstack import wsgi\n",
+                        "from cinder.api.openstack import wsgi\nfrom cinder.api import "
+                        "validation\n\nDELETE = {'type': 'object', 'properties': "
+                        "{'force': {'type': 'boolean'}}}\n")
+    text = text.replace("    def delete(self, req, id):",
+                        "    @validation.schema(DELETE)\n    def delete(self, req, id):")
+    project.commit({hosts: text}, "a schema for DELETE /os-hosts/{id}")
+    code, reports = check_reports(project, run_cli, monkeypatch)
+    assert code == 0, reports
+    assert {c["id"] for c in reports["cinder code"]["changes"]} == {"schema-declared"}
+
+
+def _cinder(tmp_path: Path) -> Project:
+    top = tmp_path / "cinder"
+    history = "cinder/api/openstack/rest_api_version_history.rst"
+
+    def spell(max_version: str) -> str:
+        return f'_MIN_API_VERSION = "3.0"\n_MAX_API_VERSION = "{max_version}"\n'
+
+    project = Project(top, "cinder/api/openstack/api_version_request.py", spell, history)
+    return _init(top, {**CINDER, project.version_file: spell("3.71"),
+                       history: "REST API Version History\n========================\n\n"
+                       "3.71\n----\n\nLast.\n", "releasenotes/notes/.placeholder": ""},
+                 project)
+
+
+def test_a_contract_change_only_in_cinder_code_needs_a_microversion(
+        tmp_path: Path, run_cli, monkeypatch) -> None:
+    project = _cinder(tmp_path)
+    schemas = "cinder/api/schemas/volumes.py"
+    project.commit({schemas: _edit(project, schemas, "{'volume': {'type': 'object'}}",
+                                   "{'volume': {'type': 'object'}, 'colour': "
+                                   "{'type': 'string'}}")}, "colour, no microversion")
+    code, reports = check_reports(project, run_cli, monkeypatch)
+    assert code == 1
+    report = reports["cinder code"]
+    assert sorted({c["id"] for c in report["changes"] if not c["provided"]}) == [
+        "attribute-added"]
+    assert report["bookkeeping"]["next_version"] == "3.72"
