@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from needs_microversion.documents.files import current_folder
 from needs_microversion.errors import InputError
 from needs_microversion.model.change import Area, Change, Kind
-from needs_microversion.model.extensions import QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY
+from needs_microversion.model.extensions import (
+    OPAQUE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY)
 from needs_microversion.model.snapshot import Operation, OpKey, Snapshot
 from needs_microversion.model.verdict import NOT_REQUIRED, Finding, Report
 from needs_microversion.model.versions import FLOOR, VersionRange
@@ -85,7 +86,23 @@ def _declares_query(code: Snapshot, key: OpKey) -> bool:
     raw = code.operations.raw.get(key)
     node = raw[1] if isinstance(raw, tuple) and len(raw) > 1 else None
     query = node.get(QUERY_KEY) if isinstance(node, dict) else None
-    return isinstance(query, dict) and not query.get(UNDECLARED_KEY)
+    # Undeclared, or a schema the reader could not compute: it names no parameter.
+    return isinstance(query, dict) and not query.get(UNDECLARED_KEY) \
+        and not _opaque(query)
+
+
+def _opaque(schema: object) -> bool:
+    """Whether a part of the schema is one the reader could not compute."""
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if OPAQUE_KEY in node:
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _removed(code: Snapshot, key: OpKey) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from needs_microversion.documents.parsed import ParsedCache
 from needs_microversion.errors import InputError
+from needs_microversion.loaders.code import API_CODE, is_api_code
 from needs_microversion.model.document import Document
 from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.versions import Version
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # the code reader is imported when a change edits the API's c
     from needs_microversion.loaders.code.records import Unread
 
 # The projects whose code declares its whole contract (routes, decorators, schemas).
-CODE_PROJECTS = ("nova", "masakari", "manila", "cinder")
+CODE_PROJECTS = tuple(API_CODE)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def code_reading(revision: Revision) -> CodeReading | None:
     files = revision.files()
     max_version = _max_version(revision, files)
     api = [path for path in files if path.endswith(".py") and "/tests/" not in path
-           and path.startswith(tuple(f"{project}/api/" for project in CODE_PROJECTS))]
+           and any(is_api_code(path, project) for project in CODE_PROJECTS)]
     cache = ParsedCache("code")
     key = cache.key("code-contract", [("max_version", str(max_version)),
                                       *((p, i or "") for p, i in revision.blob_ids(api).items())])
@@ -124,9 +125,7 @@ def touches_api_code(paths: tuple[str, ...] | None, project: str) -> bool:
     read for. Unknown paths (None): assume it does."""
     if paths is None:
         return True
-    prefix = f"{project}/api/"
-    return any(path.startswith(prefix) and path.endswith(".py") and "/tests/" not in path
-               for path in paths)
+    return any(is_api_code(path, project) for path in paths)
 
 
 def _max_version(revision: Revision, files: tuple[str, ...]) -> Version | None:

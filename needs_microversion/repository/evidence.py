@@ -65,7 +65,7 @@ class RepositoryEvidence:
     # The microversions the change's code starts gating on, each with its place
     # (`file:line`): one above the version file's maximum is a bump forgotten.
     code_gates: tuple[tuple[Version, str], ...] = ()
-    # The contract the base revision's code declares (nova, masakari, manila, cinder), read
+    # The contract the base revision's code declares (the projects of `loaders/code`), read
     # when first asked (a child process reads it while the documents are compared): whether
     # the API served an element before the documents added it. None: no code contract is
     # read.

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.code import mapper, masakari, nova
+from needs_microversion.loaders.code import is_api_code, mapper, masakari, nova, placement
 from needs_microversion.loaders.code.decorators import ControllerReader
 from needs_microversion.loaders.code.interpreter import Interpreter
 from needs_microversion.loaders.code.output import Converter
@@ -30,23 +30,25 @@ from needs_microversion.model.versions import Version, parse_version
 def read_code_contract(read: Read, listing: Sequence[str], *,
                        read_many: ReadMany | None = None,
                        max_version: Version | None = None) -> CodeContract | None:
-    """The contract nova's, masakari's, manila's or cinder's code declares at one revision;
-    None for a repository without such code. `read(path)` gives a file's bytes (None: absent);
-    `read_many(paths)`, if given, reads many at once (one git call instead of hundreds);
-    `max_version`: the version file's maximum at that revision (the caller reads it, with
-    the rest of the repository's evidence), written as the document's `info.version`."""
+    """The contract nova's, masakari's, manila's, cinder's or placement's code declares at one
+    revision; None for a repository without such code. `read(path)` gives a file's bytes
+    (None: absent); `read_many(paths)`, if given, reads many at once (one git call instead
+    of hundreds); `max_version`: the version file's maximum at that revision (the caller
+    reads it, with the rest of the repository's evidence), written as the document's
+    `info.version`."""
     source = SourceTree(read, listing, read_many)
     router = mapper.router_of(source)
     if nova.has_routes(source):
-        project, api, where = "nova", "nova/api/", nova.VERSION_FILE
+        project, where = "nova", nova.VERSION_FILE
     elif masakari.has_routes(source):
-        project, api, where = "masakari", "masakari/api/", masakari.VERSION_FILE
+        project, where = "masakari", masakari.VERSION_FILE
     elif router is not None:
-        project, api, where = router.project, f"{router.project}/api/", router.version_file
+        project, where = router.project, router.version_file
+    elif placement.has_routes(source):
+        project, where = "placement", placement.VERSION_FILE
     else:
         return None
-    source.prefetch(p for p in sorted(source.files) if p.startswith(api) and p.endswith(".py")
-                    and "/tests/" not in p)
+    source.prefetch(p for p in sorted(source.files) if is_api_code(p, project))
     interp = Interpreter(source)
     unread: list[Unread] = []
     controllers = ControllerReader(interp, unread)
@@ -55,6 +57,8 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
             operations = nova.read_routes(interp, controllers, unread)
         elif router is not None:
             operations = mapper.read_routes(router, interp, controllers, unread)
+        elif project == "placement":
+            operations = placement.read_routes(interp, unread)
         else:
             operations = masakari.read_routes(interp, source, controllers, unread)
         converter = Converter(interp.origins)

@@ -2,12 +2,12 @@
 served: the document catches up with the API, shown by the code itself.
 
 api-ref lags the code (of 100 real raises of a maximum, 18 were documented later and 19
-never). Where a project declares its contract in code (nova's, masakari's, manila's and
-cinder's routes, decorators and schemas, read statically: `loaders/code`), the code at the
-base revision answers what the documents' wording only guesses: whether the API served the
-element before this change. This is evidence, not wording (`Correction.evidence`): it
-stands when the change edits the API's code too, and a raise of the version file does not
-claim the element.
+never). Where a project declares its contract in code (nova's, masakari's, manila's,
+cinder's and placement's routes, decorators and schemas, read statically: `loaders/code`),
+the code at the base revision answers what the documents' wording only guesses: whether
+the API served the element before this change. This is evidence, not wording
+(`Correction.evidence`): it stands when the change edits the API's code too, and a raise of
+the version file does not claim the element.
 
 Read at the base code's maximum microversion, where every older client can reach it: an
 operation the router serves, a query parameter its query schema names, a status code its
