@@ -472,6 +472,19 @@ def check_reports(repo: Project, run_cli: Any, monkeypatch: Any) -> tuple[int, d
     return code, {doc["service"]: doc["report"] for doc in json.loads(out)["documents"]}
 
 
+def exported(repo: Project, run_cli: Any, monkeypatch: Any, target: Path) -> dict[str, Any]:
+    """`export HEAD -o TARGET` in the repository: the code contract's OpenAPI document,
+    checked by openapi-spec-validator."""
+    from openapi_spec_validator import validate
+
+    monkeypatch.chdir(repo.top)
+    code, _, err = run_cli("export", "HEAD", "-o", str(target))
+    assert code == 0, err
+    document: dict[str, Any] = json.loads(target.read_text())
+    validate(document)
+    return document
+
+
 def flavors_inc(*names: str) -> str:
     """An api-ref file whose rows name parameters parameters.yaml does not define: each is
     a warning that stands in the repository whatever a change does."""

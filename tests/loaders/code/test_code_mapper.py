@@ -5,13 +5,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from code_repos import write_repo
-from repositories import Project, _init, check_reports
+from repositories import Project, _init, check_reports, exported
 
 from needs_microversion.loaders.code.contract import read_code_contract
 
@@ -301,14 +300,7 @@ def test_the_same_change_done_right_and_a_refactor(project: Project, run_cli,
 
 def test_the_code_contract_exports_as_openapi(project: Project, run_cli, monkeypatch,
                                               tmp_path: Path) -> None:
-    from openapi_spec_validator import validate
-
-    monkeypatch.chdir(project.top)
-    out = tmp_path / "manila.json"
-    code, _, err = run_cli("export", "HEAD", "-o", str(out))
-    assert code == 0, err
-    document = json.loads(out.read_text())
-    validate(document)
+    document = exported(project, run_cli, monkeypatch, tmp_path / "manila.json")
     assert "/widgets/{id}/colour" in document["paths"]
 
 
