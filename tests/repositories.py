@@ -68,6 +68,12 @@ class Project:
     def tag(self, name: str) -> None:
         git(self.top, "tag", name)
 
+    def edited(self, path: str, old: str, new: str) -> str:
+        """The file's text with `old` (which must be there) replaced once by `new`."""
+        text = (self.top / path).read_text()
+        assert old in text, old
+        return text.replace(old, new, 1)
+
 
 def _init(top: Path, files: dict[str, str], project: Project) -> Project:
     top.mkdir(parents=True, exist_ok=True)

@@ -37,11 +37,6 @@ def project(tmp_path: Path) -> Project:
     return repo
 
 
-def _edit(repo: Project, path: str, old: str, new: str) -> str:
-    text = (repo.top / path).read_text()
-    assert old in text, old
-    return text.replace(old, new, 1)
-
 
 def _required(report: dict[str, Any]) -> list[str]:
     return sorted(c["id"] for c in report["changes"]
@@ -50,7 +45,7 @@ def _required(report: dict[str, Any]) -> list[str]:
 
 def test_a_contract_change_only_in_code_needs_a_microversion(project: Project, run_cli,
                                                              monkeypatch) -> None:
-    project.commit({SCHEMAS: _edit(project, SCHEMAS, "'properties': {'name': parameter_types.name}",
+    project.commit({SCHEMAS: project.edited(SCHEMAS, "'properties': {'name': parameter_types.name}",
                                    "'properties': {'name': parameter_types.name,"
                                    " 'colour': {'type': 'string'}}")}, "colour, no microversion")
     code, reports = check_reports(project, run_cli, monkeypatch)
@@ -63,11 +58,11 @@ def test_a_contract_change_only_in_code_needs_a_microversion(project: Project, r
 
 
 def test_the_same_change_done_right(project: Project, run_cli, monkeypatch) -> None:
-    schemas = _edit(project, SCHEMAS, "index_query = {",
+    schemas = project.edited(SCHEMAS, "index_query = {",
                     "create_v26 = copy.deepcopy(create_v22)\n"
                     "create_v26['properties']['widget']['properties']['colour'] = "
                     "{'type': 'string'}\n\nindex_query = {")
-    controller = _edit(project, CONTROLLER,
+    controller = project.edited(CONTROLLER,
                        "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION)\n",
                        "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
                        "    @validation.schema(schema.create_v26, '2.6')\n")
@@ -80,11 +75,11 @@ def test_the_same_change_done_right(project: Project, run_cli, monkeypatch) -> N
 
 
 def test_the_bump_forgotten(project: Project, run_cli, monkeypatch) -> None:
-    schemas = _edit(project, SCHEMAS, "index_query = {",
+    schemas = project.edited(SCHEMAS, "index_query = {",
                     "create_v26 = copy.deepcopy(create_v22)\n"
                     "create_v26['properties']['widget']['properties']['colour'] = "
                     "{'type': 'string'}\n\nindex_query = {")
-    controller = _edit(project, CONTROLLER,
+    controller = project.edited(CONTROLLER,
                        "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION)\n",
                        "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
                        "    @validation.schema(schema.create_v26, '2.6')\n")
@@ -100,8 +95,8 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
                                       refactor: str) -> None:
     files: dict[str, str | None] = {}
     if refactor == "reordered":
-        files[CONTROLLER] = _edit(
-            project, CONTROLLER,
+        files[CONTROLLER] = project.edited(
+            CONTROLLER,
             "    @validation.query_schema(schema.index_query, '2.1', '2.3')\n"
             "    @validation.query_schema(schema.index_query_v24, '2.4')\n",
             "    @validation.query_schema(schema.index_query_v24, '2.4')\n"
@@ -114,7 +109,7 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
     elif refactor == "moved":
         common = "nova/api/openstack/compute/schemas/common.py"
         files[common] = "WIDGET_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255}\n"
-        files[SCHEMAS] = _edit(project, SCHEMAS, "from nova.api.validation import "
+        files[SCHEMAS] = project.edited(SCHEMAS, "from nova.api.validation import "
                                "parameter_types\n", "from nova.api.validation import "
                                "parameter_types\nfrom nova.api.openstack.compute.schemas "
                                "import common\n").replace(
@@ -131,11 +126,11 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
 
 def test_a_schema_declared_where_none_was_is_coverage(project: Project, run_cli,
                                                       monkeypatch) -> None:
-    schemas = _edit(project, SCHEMAS, "show_response = {",
+    schemas = project.edited(SCHEMAS, "show_response = {",
                     "stop = {'type': 'object', 'properties': {'os-stop': {'type': 'null'}},"
                     " 'required': ['os-stop'], 'additionalProperties': False}\n\n"
                     "show_response = {")
-    controller = _edit(project, CONTROLLER, "    @wsgi.action('os-stop')\n",
+    controller = project.edited(CONTROLLER, "    @wsgi.action('os-stop')\n",
                        "    @wsgi.action('os-stop')\n    @validation.schema(schema.stop)\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "a schema for os-stop")
     code, reports = check_reports(project, run_cli, monkeypatch)
@@ -152,7 +147,7 @@ def test_a_change_that_edits_no_api_code_reads_no_code(project: Project, run_cli
 
 
 def test_the_code_side_of_diff(project: Project, run_cli, monkeypatch) -> None:
-    project.commit({SCHEMAS: _edit(project, SCHEMAS, "'properties': {'name': parameter_types.name}",
+    project.commit({SCHEMAS: project.edited(SCHEMAS, "'properties': {'name': parameter_types.name}",
                                    "'properties': {'name': parameter_types.name,"
                                    " 'colour': {'type': 'string'}}")}, "colour")
     monkeypatch.chdir(project.top)

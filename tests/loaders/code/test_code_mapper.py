@@ -252,11 +252,6 @@ def project(tmp_path: Path) -> Project:
     return project
 
 
-def _edit(project: Project, path: str, old: str, new: str) -> str:
-    text = (project.top / path).read_text()
-    assert old in text, old
-    return text.replace(old, new, 1)
-
 
 COLOUR = ("'properties': {'name': {'type': 'string'}}",
           "'properties': {'name': {'type': 'string'}, 'colour': {'type': 'string'}}")
@@ -264,7 +259,7 @@ COLOUR = ("'properties': {'name': {'type': 'string'}}",
 
 def test_a_contract_change_only_in_manila_code_needs_a_microversion(
         project: Project, run_cli, monkeypatch) -> None:
-    project.commit({SCHEMAS: _edit(project, SCHEMAS, *COLOUR)}, "colour, no microversion")
+    project.commit({SCHEMAS: project.edited(SCHEMAS, *COLOUR)}, "colour, no microversion")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     report = reports["manila code"]
@@ -274,11 +269,11 @@ def test_a_contract_change_only_in_manila_code_needs_a_microversion(
 
 def test_the_same_change_done_right_and_a_refactor(project: Project, run_cli,
                                                     monkeypatch) -> None:
-    schemas = _edit(project, SCHEMAS, "index_request_query = {",
+    schemas = project.edited(SCHEMAS, "index_request_query = {",
                     "create_request_body_v26 = copy.deepcopy(create_request_body)\n"
                     "create_request_body_v26['properties']['widget']['properties']"
                     "['colour'] = {'type': 'string'}\n\nindex_request_query = {")
-    controller = _edit(project, CONTROLLER,
+    controller = project.edited(CONTROLLER,
                        "    @validation.request_body_schema(schema.create_request_body)\n",
                        "    @validation.request_body_schema(schema.create_request_body, "
                        "'2.1', '2.5')\n"
@@ -506,7 +501,7 @@ def test_a_contract_change_only_in_cinder_code_needs_a_microversion(
         tmp_path: Path, run_cli, monkeypatch) -> None:
     project = _cinder(tmp_path)
     schemas = "cinder/api/schemas/volumes.py"
-    project.commit({schemas: _edit(project, schemas, "{'volume': {'type': 'object'}}",
+    project.commit({schemas: project.edited(schemas, "{'volume': {'type': 'object'}}",
                                    "{'volume': {'type': 'object'}, 'colour': "
                                    "{'type': 'string'}}")}, "colour, no microversion")
     code, reports = check_reports(project, run_cli, monkeypatch)
