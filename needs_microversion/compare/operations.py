@@ -20,7 +20,8 @@ from needs_microversion.compare.taint import MISSING, RefTaint
 from needs_microversion.loaders.apiref.prose import says_removed
 from needs_microversion.model.change import Area, Change, Kind, Retired
 from needs_microversion.model.extensions import (
-    DISCRIMINATOR_KEY, LOCATION_KEY, OPENSTACK_KEY, QUERY_KEY, UNDECLARED_KEY, openstack_range)
+    DISCRIMINATOR_KEY, LOCATION_KEY, OPENSTACK_KEY, QUERY_KEY, RANGE_UNDECLARED_KEY,
+    UNDECLARED_KEY, openstack_range)
 from needs_microversion.model.records import evolve
 from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
@@ -140,10 +141,14 @@ class Comparer:
         op = _OpContext(self, shown.display, shown.key)
         if a is None or b is None:
             kind: Kind = "added" if a is None else "removed"
+            # The code now declares the range it checked in its body before (ironic): the
+            # versions below it lose nothing they had.
+            declared = kind == "removed" and new_op is not None and _range_undeclared(
+                self.old.operations.raw.get(op.key))
             return [op.change("operation", kind, old_location=a and a.location,
                               new_location=b and b.location, old=a and a.display,
                               since=self.since(new_op.versions if new_op else None, vb),
-                              new=b and b.display)]
+                              new=b and b.display, declared=declared)]
         out: list[Change] = list(self.announced(op, "operation", "", a.description,
                                                 b.description, a.location, b.location))
         out += self.code_query(op, self.diff_parameters(op, a.parameters, b.parameters, va, vb),
@@ -324,6 +329,13 @@ def _retired(responses: Mapping[str, Response], version: Version, documentation:
 
 
 _UNDECLARED = object()  # the code declares no query schema there: any parameter goes
+
+
+def _range_undeclared(raw: Any) -> bool:
+    """Whether the code checks the operation's microversions where the reader cannot see
+    (`RANGE_UNDECLARED_KEY`)."""
+    return isinstance(raw, tuple) and len(raw) > 1 and isinstance(raw[1], dict) \
+        and raw[1].get(RANGE_UNDECLARED_KEY) is True
 
 
 def _query_at(raw: Any, version: Version) -> Any:

@@ -85,8 +85,10 @@ class PairDiff:
         found = self._own(sa, sb, va, vb, direction)
         if not (_undeclared(sa) and not _undeclared(sb)):
             return found
+        # What the new schema declares below (an array's items) is declared with it: no
+        # pair of its own, whose old side would read as absent (an item "added").
         return (item._replace(declared=True) if isinstance(item, Rel) else item
-                for item in found)
+                for item in found if isinstance(item, Rel) or item.old is not None)
 
     def _own(self, sa: Schema, sb: Schema, va: Version, vb: Version, direction: str
              ) -> Iterable[Rel | Child]:

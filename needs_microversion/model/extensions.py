@@ -48,6 +48,9 @@ EXAMPLE_BODIES_KEY: Final = "x-needs-microversion-example-bodies"
 # (OpenAPI parameters cannot say "no other query parameter"); the release that removed an
 # operation (410 Gone, nova's `@wsgi.removed`); a value the static reader could not compute.
 UNDECLARED_KEY: Final = "x-needs-microversion-undeclared"
+# An operation whose microversions the code checks in its body (ironic's `allow_*()`), not
+# in a declaration the reader reads: listed at every microversion, the range unknown.
+RANGE_UNDECLARED_KEY: Final = "x-needs-microversion-range-undeclared"
 QUERY_KEY: Final = "x-needs-microversion-query"
 REMOVED_KEY: Final = "x-needs-microversion-removed"
 OPAQUE_KEY: Final = "x-needs-microversion-opaque"

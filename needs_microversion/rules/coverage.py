@@ -12,7 +12,10 @@ class Coverage(Rule):
         Changes of the contract a service's code declares (nova's `@validation.schema`,
         `query_schema`, `response_body_schema`) where the old side declared no schema at
         all for that body or query string, and the new side declares one: every attribute,
-        parameter or constraint the new schema names (`schema-declared`).
+        parameter or constraint the new schema names (`schema-declared`); and an operation
+        whose microversions the code checked in its body (ironic's `allow_*()`) that now
+        declares them (`@validation.api_version`), so it is no longer listed below its
+        first (`range-declared`).
 
     Why it needs no microversion
         Where the code declares no schema it validates nothing: any body or query string
@@ -24,7 +27,9 @@ class Coverage(Rule):
 
     Example
         nova adds `index_query` to `GET /os-keypairs` where no query schema was declared:
-        its `user_id`, `limit` and `marker` parameters are documented, not added.
+        its `user_id`, `limit` and `marker` parameters are documented, not added. ironic
+        puts `@validation.api_version(min_version=versions.MINOR_32_VOLUME)` on `GET
+        /volume`, which answered 404 below 1.32 already.
 
     No microversion needed when
         Always, for these findings. Not coverage: a schema that replaces another one (any
@@ -33,17 +38,23 @@ class Coverage(Rule):
 
     Options
         None; it applies wherever the old side marks a schema undeclared
-        (`x-needs-microversion-undeclared`, written by the code loader).
+        (`x-needs-microversion-undeclared`) or an operation's range undeclared
+        (`x-needs-microversion-range-undeclared`), both written by the code loader.
     """
 
     id = "coverage"
     order = 5
     question = "Does the code only declare a schema where it declared none?"
-    finding_ids = ("schema-declared",)
+    finding_ids = ("schema-declared", "range-declared")
 
     def evaluate(self, change: Change, context: Context) -> Finding | None:
         if not change.declared:
             return None
+        if change.area == "operation":
+            return self.finding("range-declared", NOT_REQUIRED, change,
+                                f"{describe(change)}: the code now declares the microversions "
+                                "it checked in its body before; check it answered 404 below "
+                                "them already")
         return self.finding("schema-declared", NOT_REQUIRED, change,
                             f"{describe(change)}: the code declared no schema here before "
                             "(it validated nothing), so the schema describes what it already "

@@ -1,8 +1,9 @@
 """The code reader: a revision's API code -> the contract it declares, read statically.
 
 Nothing is imported or run. `contract.read_code_contract` reads nova's route table
-(`nova`), masakari's extensions (`masakari`), manila's and cinder's routers (`mapper`) or
-placement's route declarations (`placement`), and each method's decorators
+(`nova`), masakari's extensions (`masakari`), manila's and cinder's routers (`mapper`),
+placement's route declarations (`placement`) or ironic's pecan controllers (`ironic`),
+and each method's decorators
 (`decorators`), evaluating schema modules with a restricted interpreter (`source` parses,
 `scopes` holds names, `evaluator` computes expressions, `interpreter` statements and
 calls, `operations`/`builtins`/`calls` the few things it computes, `values` the records and
@@ -21,6 +22,7 @@ API_CODE: dict[str, tuple[str, ...]] = {
     "cinder": ("cinder/api/",),
     "placement": ("placement/handler.py", "placement/handlers/", "placement/schemas/",
                   "placement/microversion.py", "placement/util.py"),
+    "ironic": ("ironic/api/",),
 }
 
 

@@ -14,9 +14,11 @@ nova (and masakari) declare the contract on each method:
 | `@validation.query_schema(s, lo, hi)` | the query string schema |
 | `@validation.response_body_schema(s, lo, hi)` | the response body schema |
 
-manila spells two of them `@validation.request_body_schema(s, lo, hi)` and
-`@validation.request_query_schema(s, lo, hi)`, and its `@wsgi.Controller.api_version(lo,
-hi, experimental)` may mark a range experimental (still served: read as a range).
+manila (and ironic) spell two of them `@validation.request_body_schema(s, lo, hi)` and
+`@validation.request_query_schema(s, lo, hi)`; manila's `@wsgi.Controller.api_version(lo,
+hi, experimental)` may mark a range experimental (still served: read as a range), and
+ironic's `@validation.api_version(min_version=lo, message=...)` says what a 404 says.
+ironic writes a bound as the minor version alone (`59`: 1.59).
 
 Decorator arguments are evaluated in the controller module (names, constants such as
 `UUID_FOR_ID_MIN_VERSION`, `schema.create_v20` through its import); nothing runs.
@@ -33,13 +35,13 @@ from needs_microversion.loaders.code.records import (
     Declared, Implementation, Unread, by_version, range_key)
 from needs_microversion.loaders.code.scopes import Scope
 from needs_microversion.loaders.code.values import ClassValue, Opaque
-from needs_microversion.model.versions import ALL, VersionRange, parse_version
+from needs_microversion.model.versions import ALL, Version, VersionRange, parse_version
 
 # Each decorator's parameters in order (the first names of a pair are nova's, the second
 # masakari's or older spellings).
 _PARAMETERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "api_version": (("min_version", "min_ver"), ("max_version", "max_ver"),
-                    ("experimental",)),
+                    ("experimental", "message"), ("exception_class",)),
     "expected_errors": (("errors",), ("min_version",), ("max_version",)),
     "response": (("code",), ("min_version",), ("max_version",)),
     "action": (("name",),),
@@ -70,9 +72,12 @@ class _Reading:
 class ControllerReader:
     """Reads controller classes (and their bases) through one interpreter."""
 
-    def __init__(self, interp: Interpreter, unread: list[Unread]) -> None:
+    def __init__(self, interp: Interpreter, unread: list[Unread],
+                 int_major: int | None = None) -> None:
         self.interp = interp
         self.unread = unread
+        # ironic writes a bound as the minor version alone (`59`: 1.59): the major it has.
+        self.int_major = int_major
         self._cache: dict[tuple[int, str], tuple[Implementation, ...]] = {}
         self._readings: dict[int, _Reading] = {}
 
@@ -210,6 +215,8 @@ class ControllerReader:
         bounds = []
         for value in (lo, hi):
             version = parse_version(value) if isinstance(value, str) else None
+            if type(value) is int and self.int_major is not None and value >= 0:
+                version = Version(self.int_major, value)
             if value is not None and version is None:
                 reason = value.reason if isinstance(value, Opaque) else f"{value!r}"
                 self.unread.append(_unread(where, f"a microversion bound not read: {reason}"))

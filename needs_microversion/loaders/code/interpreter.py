@@ -96,6 +96,12 @@ class Interpreter(Evaluator):
         if namespace is None:
             raise Unknown(f"{ref.dotted}.{name}: {module.reason or 'the module is unreadable'}")
         found = namespace.get(name)
+        if (found is MISSING or isinstance(found, Opaque)) and ref.path.endswith("/__init__.py"):
+            # A package's own `from pkg import submodule` (ironic's v1 `__init__`), read
+            # while the package is being read: the name is that submodule.
+            sub = self.import_value(f"{ref.dotted}.{name}")
+            if isinstance(sub, ModuleRef):
+                return sub
         if found is MISSING:
             raise Unknown(f"{ref.dotted}.{name} is not defined")
         return found

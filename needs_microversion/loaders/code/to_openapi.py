@@ -32,7 +32,8 @@ from needs_microversion.loaders.code.records import (
     CodeOperation, Declared, Implementation, range_key)
 from needs_microversion.model.extensions import (
     DISCRIMINATOR_KEY, LOCATION_KEY, MIN_VERSION_KEYS, OPENSTACK_KEY,
-    CODE_KEY, QUERY_KEY, REMOVED_KEY, UNDECLARED_KEY, openstack_range, version_ext)
+    CODE_KEY, QUERY_KEY, RANGE_UNDECLARED_KEY, REMOVED_KEY, UNDECLARED_KEY, openstack_range,
+    version_ext)
 from needs_microversion.model.versions import ALL, Version, VersionRange
 
 _MEDIA = "application/json"
@@ -42,14 +43,20 @@ Piece = tuple[VersionRange, tuple[Declared, ...], str]  # (where, declared there
 
 def build_document(project: str, operations: tuple[CodeOperation, ...],
                    max_version: Version | None, converter: Converter, *,
-                   min_version: Version | None = None) -> dict[str, Any]:
-    """`min_version`: the first microversion the API serves (a bound there is no bound)."""
+                   min_version: Version | None = None,
+                   ranges_declared: bool = True) -> dict[str, Any]:
+    """`min_version`: the first microversion the API serves (a bound there is no bound);
+    `ranges_declared` False: a method with no version decorator is checked in its body
+    (ironic), so its operation's range is marked undeclared (`RANGE_UNDECLARED_KEY`)."""
     paths: dict[str, dict[str, Any]] = {}
     for op in operations:
         if not op.implementations:
             continue
         key = f"{op.path}#{op.action}" if op.action else op.path
-        paths.setdefault(key, {})[op.method.lower()] = _operation(op, converter)
+        result = _operation(op, converter)
+        if not ranges_declared and all(i.versions == ALL for i in op.implementations):
+            result[RANGE_UNDECLARED_KEY] = True
+        paths.setdefault(key, {})[op.method.lower()] = result
     if min_version is not None:
         _from_the_start(paths, min_version)
     info = {"title": f"{project} (code)",
