@@ -301,8 +301,8 @@ def drift(
 ) -> int:
     """Compare the operations the code declares with those api-ref documents, at one revision:
     operations only one side has, microversion ranges that differ, query parameters only
-    one side names (nova, masakari, manila, cinder, placement, ironic). A report: the exit
-    code is 0.
+    one side names (nova, masakari, manila, cinder, placement, ironic, zun). A report: the
+    exit code is 0.
 
     Example: needs-microversion drift HEAD --format markdown
     """
@@ -325,8 +325,8 @@ def export(
         "--yaml/--json", help="YAML instead of JSON.")] = False,
 ) -> int:
     """Write the contract the code declares (nova, masakari, manila, cinder, placement,
-    ironic) as an OpenAPI 3.1 document with `x-openstack` microversion bounds, for other
-    tools to read.
+    ironic, zun) as an OpenAPI 3.1 document with `x-openstack` microversion bounds, for
+    other tools to read.
 
     Example: needs-microversion export HEAD -o compute.json
     """

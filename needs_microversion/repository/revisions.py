@@ -7,8 +7,8 @@ the history document, the release notes, whether the code changed), whatever the
 None when either side is not a commit's folder of the same repository, the folder is not
 the documents the repository's layout names, or the repository keeps no version file (no
 microversions to read: the documents are all there is): then only the documents speak (a
-gate without evidence fails safe). Where the code declares the contract (nova, masakari,
-manila, cinder) and the change edits it, the base revision's code is read when an
+gate without evidence fails safe). Where the code declares the contract (the projects of
+`loaders/code`) and the change edits it, the base revision's code is read when an
 addition asks whether it was served before.
 """
 

@@ -2,7 +2,8 @@
 
 Nothing is imported or run. `contract.read_code_contract` reads nova's route table
 (`nova`), masakari's extensions (`masakari`), manila's and cinder's routers (`mapper`),
-placement's route declarations (`placement`) or ironic's pecan controllers (`ironic`),
+placement's route declarations (`placement`) or ironic's and zun's pecan controllers
+(`pecan`),
 and each method's decorators
 (`decorators`), evaluating schema modules with a restricted interpreter (`source` parses,
 `scopes` holds names, `evaluator` computes expressions, `interpreter` statements and
@@ -23,6 +24,7 @@ API_CODE: dict[str, tuple[str, ...]] = {
     "placement": ("placement/handler.py", "placement/handlers/", "placement/schemas/",
                   "placement/microversion.py", "placement/util.py"),
     "ironic": ("ironic/api/",),
+    "zun": ("zun/api/",),
 }
 
 

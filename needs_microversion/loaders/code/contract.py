@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.code import (
-    ironic, is_api_code, mapper, masakari, nova, placement)
+    is_api_code, mapper, masakari, nova, pecan, placement)
 from needs_microversion.loaders.code.decorators import ControllerReader
 from needs_microversion.loaders.code.interpreter import Interpreter
 from needs_microversion.loaders.code.output import Converter
@@ -31,14 +31,15 @@ from needs_microversion.model.versions import Version, parse_version
 def read_code_contract(read: Read, listing: Sequence[str], *,
                        read_many: ReadMany | None = None,
                        max_version: Version | None = None) -> CodeContract | None:
-    """The contract nova's, masakari's, manila's, cinder's, placement's or ironic's code
-    declares at one revision; None for a repository without such code. `read(path)` gives a
+    """The contract nova's, masakari's, manila's, cinder's, placement's, ironic's or zun's
+    code declares at one revision; None for a repository without such code. `read(path)` gives a
     file's bytes (None: absent); `read_many(paths)`, if given, reads many at once (one git
     call instead of hundreds); `max_version`: the version file's maximum at that revision
     (the caller reads it, with the rest of the repository's evidence), written as the
     document's `info.version`."""
     source = SourceTree(read, listing, read_many)
     router = mapper.router_of(source)
+    app = pecan.app_of(source)
     if nova.has_routes(source):
         project, where = "nova", nova.VERSION_FILE
     elif masakari.has_routes(source):
@@ -47,14 +48,15 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
         project, where = router.project, router.version_file
     elif placement.has_routes(source):
         project, where = "placement", placement.VERSION_FILE
-    elif ironic.has_routes(source):
-        project, where = "ironic", ironic.VERSION_FILE
+    elif app is not None:
+        project, where = app.project, app.version_file
     else:
         return None
     source.prefetch(p for p in sorted(source.files) if is_api_code(p, project))
     interp = Interpreter(source)
     unread: list[Unread] = []
-    controllers = ControllerReader(interp, unread, int_major=1 if project == "ironic" else None)
+    controllers = ControllerReader(interp, unread,
+                                   int_major=app.int_major if app is not None else None)
     try:
         if project == "nova":
             operations = nova.read_routes(interp, controllers, unread)
@@ -62,14 +64,14 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
             operations = mapper.read_routes(router, interp, controllers, unread)
         elif project == "placement":
             operations = placement.read_routes(interp, unread)
-        elif project == "ironic":
-            operations = ironic.read_routes(interp, controllers, unread)
+        elif app is not None:
+            operations = pecan.read_routes(app, interp, controllers, unread)
         else:
             operations = masakari.read_routes(interp, source, controllers, unread)
         converter = Converter(interp.origins)
         document = build_document(project, operations, max_version, converter,
                                   min_version=_min_version(source.text(where)),
-                                  ranges_declared=project != "ironic")
+                                  ranges_declared=app is None or app.ranges_declared)
     except (RecursionError, MemoryError):
         raise InputError("the code contract could not be read: nested too deeply or too large",
                          where) from None

@@ -18,7 +18,9 @@ manila (and ironic) spell two of them `@validation.request_body_schema(s, lo, hi
 `@validation.request_query_schema(s, lo, hi)`; manila's `@wsgi.Controller.api_version(lo,
 hi, experimental)` may mark a range experimental (still served: read as a range), and
 ironic's `@validation.api_version(min_version=lo, message=...)` says what a 404 says.
-ironic writes a bound as the minor version alone (`59`: 1.59).
+ironic writes a bound as the minor version alone (`59`: 1.59). zun's
+`@validation.validated(s)` is the request body schema and
+`@validation.validate_query_param(request, s)` the query schema, at every version.
 
 Decorator arguments are evaluated in the controller module (names, constants such as
 `UUID_FOR_ID_MIN_VERSION`, `schema.create_v20` through its import); nothing runs.
@@ -50,10 +52,13 @@ _PARAMETERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "query_schema": (("request_query_schema", "query_params_schema"), ("min_version",),
                      ("max_version",)),
     "response_body_schema": (("response_body_schema",), ("min_version",), ("max_version",)),
+    # zun's: the request first, then the query schema (no version bounds)
+    "validate_query_param": (("req",), ("query_param_schema",)),
 }
 _VERSIONED = "Controller.api_version"  # the older versioned methods
 # Other spellings of a decorator (manila's), read as the one named.
-_ALIASES = {"request_body_schema": "schema", "request_query_schema": "query_schema"}
+_ALIASES = {"request_body_schema": "schema", "request_query_schema": "query_schema",
+            "validated": "schema"}
 
 
 @dataclass
@@ -186,6 +191,9 @@ class ControllerReader:
     def _declare(self, reading: _Reading, kind: str, dotted: str,
                  args: list[tuple[Any, ast.expr | None]], node: ast.Call, where: str) -> None:
         first = args[0][0]
+        if kind == "validate_query_param":  # zun: (request, schema): the schema, always
+            kind, args = "query_schema", [args[1], (None, None), (None, None)]
+            first = args[0][0]
         if kind == "api_version":
             versions = self._range(args[0][0], args[1][0], where)
             if dotted.endswith(_VERSIONED):

@@ -42,8 +42,7 @@ class CatchUp(Rule):
         `older-major-version` (a frozen older major version, `v2/` beside `v3/`) and
         `listed-undefined` (a row the old table listed with no definition to read); and
         from the repository, `served-before` (an element the base revision's code already
-        served: nova's, masakari's, manila's, cinder's and placement's routes, decorators
-        and schemas, read statically).
+        served: the routes, decorators and schemas `loaders/code` reads statically).
 
     Why
         Documentation catching up is not a contract change: the microversion it describes

@@ -2,8 +2,8 @@
 served: the document catches up with the API, shown by the code itself.
 
 api-ref lags the code (of 100 real raises of a maximum, 18 were documented later and 19
-never). Where a project declares its contract in code (nova's, masakari's, manila's,
-cinder's and placement's routes, decorators and schemas, read statically: `loaders/code`),
+never). Where a project declares its contract in code (the routes, decorators and schemas
+`loaders/code` reads statically: nova, masakari, manila, cinder, placement, ironic, zun),
 the code at the base revision answers what the documents' wording only guesses: whether
 the API served the element before this change. This is evidence, not wording
 (`Correction.evidence`): it stands when the change edits the API's code too, and a raise of

@@ -198,3 +198,83 @@ def test_a_contract_change_only_in_ironic_code_needs_a_microversion(
     report = reports["ironic code"]
     assert [c["id"] for c in report["changes"] if not c["provided"]] == ["attribute-added"]
     assert report["bookkeeping"]["next_version"] == "1.46"
+
+
+# -- zun: the root's controller attributes, versioned methods, its schema decorators --------
+
+ZUN_CONTAINERS = """
+import pecan
+
+from zun.api.controllers import base
+from zun.api.controllers.v1.schemas import containers as schema
+from zun.api import validation
+
+
+class ContainersController(base.Controller):
+    _custom_actions = {'start': ['POST'], 'rename': ['POST']}
+
+    @pecan.expose('json')
+    @validation.validate_query_param(pecan.request, schema.query_param_list)
+    def get_all(self, **kwargs):
+        return {}
+
+    @base.Controller.api_version("1.1", "1.19")
+    @pecan.expose('json')
+    @validation.validated(schema.legacy_container_create)
+    def post(self, run=False, **container_dict):
+        return {}
+
+    @base.Controller.api_version("1.20")  # noqa
+    @pecan.expose('json')
+    @validation.validated(schema.container_create)
+    def post(self, run=False, **container_dict):  # noqa
+        return {}
+
+    @pecan.expose('json')
+    def start(self, container_ident, **kwargs):
+        pass
+
+    @pecan.expose('json')
+    def rename(self, container_ident, name):
+        pass
+"""
+
+ZUN = {
+    "zun/__init__.py": "",
+    "zun/api/__init__.py": "",
+    "zun/api/validation/__init__.py": "",
+    "zun/api/controllers/__init__.py": "",
+    "zun/api/controllers/base.py": (
+        "from pecan import rest\n\n\nclass Controller(rest.RestController):\n"
+        "    @classmethod\n    def api_version(cls, min_ver, max_ver=None):\n"
+        "        return lambda f: f\n"),
+    "zun/api/controllers/versions.py": "CURRENT_MAX_VER = '1.42'\n",
+    "zun/api/controllers/v1/__init__.py": (
+        "from zun.api.controllers import base\n"
+        "from zun.api.controllers.v1 import containers as container_controller\n\n\n"
+        "class Controller(base.Controller):\n"
+        "    containers = container_controller.ContainersController()\n"),
+    "zun/api/controllers/v1/containers.py": ZUN_CONTAINERS,
+    "zun/api/controllers/v1/schemas/__init__.py": "",
+    "zun/api/controllers/v1/schemas/containers.py": (
+        "legacy_container_create = {'type': 'object', 'properties': {'image': {}}}\n"
+        "container_create = {'type': 'object', 'properties': {'image': {}, 'name': {}}}\n"
+        "query_param_list = {'type': 'object', 'properties': {'all_projects': {}}}\n"),
+}
+
+
+def test_zun_routes_versions_and_schemas(tmp_path: Path) -> None:
+    read, listing = write_repo(tmp_path, ZUN)
+    contract = read_code_contract(read, listing)
+    assert contract is not None and contract.project == "zun" and contract.unread == ()
+    ops = {(op.method, op.path): op for op in contract.operations}
+    assert set(ops) == {("GET", "/containers"), ("POST", "/containers"),
+                        # a member's action: its id, then the action (`name` is a query)
+                        ("POST", "/containers/{container_ident}/start"),
+                        ("POST", "/containers/{container_ident}/rename")}
+    [index] = ops[("GET", "/containers")].implementations
+    assert [d.reference for d in index.queries] == ["schema.query_param_list"]
+    first, second = ops[("POST", "/containers")].implementations
+    assert [(str(i.versions), [d.reference for d in i.requests]) for i in (first, second)] == [
+        ("1.1 - 1.19", ["schema.legacy_container_create"]),
+        ("1.20 -", ["schema.container_create"])]

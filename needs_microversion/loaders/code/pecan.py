@@ -1,6 +1,6 @@
-"""ironic's routes, read statically: pecan's object dispatch from the v1 root
-(`ironic/api/controllers/v1/__init__.py`'s `Controller`: its `_subcontroller_map`, or its
-controller attributes before 2021), through each `rest.RestController`:
+"""ironic's and zun's routes, read statically: pecan's object dispatch from the v1 root
+(`<project>/api/controllers/v1/__init__.py`'s `Controller`: ironic's `_subcontroller_map`
+(2021 on), or its controller attributes), through each `rest.RestController`:
 
 | what the controller has | routes |
 | --- | --- |
@@ -9,22 +9,27 @@ controller attributes before 2021), through each `rest.RestController`:
 | an attribute `states = NodeStatesController()` | below `path/{get_one's ids}/states` |
 | `_subcontroller_map = {"ports": port.PortsController}` | below `path/{id}/ports` |
 
-A standard method's path gains a segment per identifier it takes: a parameter without a
-default named as one (`node_ident`, `port_uuid`, `driver_name`; others come in the body),
-less those its controller's path gives it first (an attribute controller's methods take
-their parent's identifiers). Only methods decorated with pecan's `expose` (ironic's
-`@method.expose`, `@expose.expose` before) are routed. The contract each method declares
-is read from its decorators (`decorators.py`): ironic's
+A standard method's path, and a custom action's before its name (zun's
+`start(self, container_ident)`: `path/{container_ident}/start`), gains a segment per
+identifier the method takes: a parameter without a default named as one (`node_ident`,
+`port_uuid`, `driver_name`; others come in the body), less those its controller's path
+gives it first (an attribute controller's methods take their parent's identifiers). Only
+methods decorated with pecan's `expose` (ironic's `@method.expose`, `@expose.expose`
+before; zun's `@pecan.expose('json')`) are routed. The contract each method declares is
+read from its decorators (`decorators.py`): ironic's
 `@validation.request_body_schema(schema, min, max)` and `request_query_schema`, whose
-bounds are the minor versions of 1.x written as integers (`59` is 1.59). Which
-microversions a route serves is decided in ironic's code by checks in the method and in
-`_lookup` (`api_utils.allow_*()`), which the version-gate index reads, not this table: a
-route is listed at every microversion.
+bounds are the minor versions of 1.x written as integers (`59` is 1.59); zun's
+`@base.Controller.api_version(lo, hi)` versioned methods, `@validation.validated(schema)`
+and `@validation.validate_query_param(request, schema)`. Which microversions a route with
+no version decorator serves is decided in ironic's code by checks in the method and in
+`_lookup` (`api_utils.allow_*()`), which the version-gate index reads, not this table:
+such a route is listed at every microversion, its range marked undeclared.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
 
 from needs_microversion.loaders.code.decorators import ControllerReader
@@ -33,8 +38,23 @@ from needs_microversion.loaders.code.records import CodeOperation, Unread
 from needs_microversion.loaders.code.source import SourceTree
 from needs_microversion.loaders.code.values import ClassValue, Opaque
 
-ROOT = "ironic/api/controllers/v1/__init__.py"
-VERSION_FILE = "ironic/api/controllers/v1/versions.py"
+@dataclass(frozen=True)
+class PecanApp:
+    """Where one project's pecan API starts, and how it writes a bound."""
+
+    project: str
+    root: str  # the v1 root controller's module
+    version_file: str
+    int_major: int | None  # ironic's `59` is 1.59; None: bounds are "X.Y" strings
+    ranges_declared: bool  # False: a route with no version decorator is checked in its body
+
+
+APPS = (
+    PecanApp("ironic", "ironic/api/controllers/v1/__init__.py",
+             "ironic/api/controllers/v1/versions.py", 1, False),
+    PecanApp("zun", "zun/api/controllers/v1/__init__.py", "zun/api/controllers/versions.py",
+             None, True),
+)
 # pecan's RestController: method name -> HTTP method (the path takes a segment per
 # identifier the method is given).
 _STANDARD = {"get_all": "GET", "get": "GET", "get_one": "GET", "post": "POST", "put": "PUT",
@@ -44,16 +64,18 @@ _IDENTIFIERS = ("ident", "uuid", "id", "name")
 _MAX_DEPTH = 6  # controllers below the root: ironic's deepest is 3
 
 
-def has_routes(source: SourceTree) -> bool:
-    return source.probe(ROOT) and source.probe(VERSION_FILE)
+def app_of(source: SourceTree) -> PecanApp | None:
+    """The project's pecan API, when the revision has its root and version file."""
+    return next((app for app in APPS
+                 if source.probe(app.root) and source.probe(app.version_file)), None)
 
 
-def read_routes(interp: Interpreter, controllers: ControllerReader, unread: list[Unread]
-                ) -> tuple[CodeOperation, ...]:
-    module, namespace = interp.namespace(ROOT)
+def read_routes(app: PecanApp, interp: Interpreter, controllers: ControllerReader,
+                unread: list[Unread]) -> tuple[CodeOperation, ...]:
+    module, namespace = interp.namespace(app.root)
     root = namespace.get("Controller") if namespace is not None else None
     if not isinstance(root, ClassValue):
-        unread.append(Unread(ROOT, 0, module.reason or "no v1 Controller"))
+        unread.append(Unread(app.root, 0, module.reason or "no v1 Controller"))
         return ()
     walker = _Walk(interp, controllers, unread)
     # The root's controllers: its `_subcontroller_map` (2021 on), or its attributes
@@ -86,8 +108,8 @@ class _Walk:
                 if isinstance(action, str) and isinstance(methods, (list, tuple)):
                     for method in methods:
                         if isinstance(method, str):
-                            self._route(cls, action, f"{path}/{action}", None, where,
-                                        method.upper())
+                            self._route(cls, action, path, consumed, where, method.upper(),
+                                        action)
         # pecan finds an attribute controller after the identifiers `get_one` takes
         # (`/nodes/{node_ident}/states`; none for a controller without `get_one`:
         # `/nodes/{node_ident}/management/boot_device`), and hands them to its methods.
@@ -158,16 +180,20 @@ class _Walk:
                 return value
         return None
 
-    def _route(self, cls: ClassValue, name: str, path: str, consumed: int | None,
-               where: str, method: str | None = None) -> None:
-        """`name`'s route: a standard method's path gains a segment per identifier it
-        takes beyond the `consumed` ones (not its body, nor a parameter with a default);
-        a custom action's (`consumed` None) is its own path."""
+    def _route(self, cls: ClassValue, name: str, path: str, consumed: int, where: str,
+               method: str | None = None, action: str | None = None) -> None:
+        """`name`'s route: its path gains a segment per identifier it takes beyond the
+        `consumed` ones (not its body, nor a parameter with a default); a custom action's
+        then its name."""
         node = self._exposed(cls, name)
         if node is None:
             return
-        if consumed is not None:
-            path += "".join(f"/{{{segment}}}" for segment in _segments(node, consumed))
+        segments = _segments(node, consumed)
+        if action is not None:  # a member's action takes the member's id: the rest is query
+            segments = segments[:1]
+        path += "".join(f"/{{{segment}}}" for segment in segments)
+        if action is not None:
+            path += f"/{action}"
         verb = method or _STANDARD[name]
         implementations = self.controllers.implementations(cls, name)
         if implementations and (verb, path) not in self.operations:
