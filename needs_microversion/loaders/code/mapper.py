@@ -71,6 +71,9 @@ ROUTERS = (
 _PROJECT_PREFIX = "/{project_id}"
 _NOT = object()  # a value the route reader does not compute
 _MAX_ITEMS = 64  # a `for` over more literal items than any router writes is not read
+# Statements walked in all (loops repeat their bodies): cinder's and manila's routers walk
+# ~1,000; nested loops of a hostile router stop here, reported.
+_MAX_STEPS = 50_000
 
 
 def router_of(source: SourceTree) -> Router | None:
@@ -110,9 +113,15 @@ class _Routes:
         self.resources: dict[str, ClassValue | None] = {}
         self.names: dict[str, ClassValue | None] = {}  # `controller = self.resources[...]`
         self.operations: dict[tuple[str, str, str | None], CodeOperation] = {}
+        self.steps = 0
 
     def block(self, statements: list[ast.stmt], bound: dict[str, Any]) -> None:
         for statement in statements:
+            self.steps += 1
+            if self.steps > _MAX_STEPS:
+                if self.steps == _MAX_STEPS + 1:
+                    self._not_read(statement, f"the route setup past {_MAX_STEPS} statements")
+                return
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
                 continue  # a docstring
             if isinstance(statement, ast.Assign) and self._resource(statement):
@@ -170,7 +179,11 @@ class _Routes:
         local name (`controller = X()`) or a loop over literal classes (`for class_ in (A,
         B): ... ControllerExtension(self, class_.collection, class_())`)."""
         found: list[tuple[ast.Call, dict[str, ast.expr]]] = []
-        _extension_calls(method.body, {}, {}, found)
+        steps = [_MAX_STEPS]
+        _extension_calls(method.body, {}, {}, found, steps)
+        if steps[0] < 0:
+            self.unread.append(Unread(path, method.lineno, "controller extensions past "
+                                                           f"{_MAX_STEPS} statements"))
         for node, names in found:
             collection = self.interp.expr(_bound(node.args[1], names), scope)
             made = node.args[2]
@@ -311,17 +324,22 @@ def _is_mapper(call: ast.Call, name: str) -> bool:
 
 def _extension_calls(statements: list[ast.stmt], names: dict[str, ast.expr],
                      made: dict[str, ast.expr],
-                     found: list[tuple[ast.Call, dict[str, ast.expr]]]) -> None:
+                     found: list[tuple[ast.Call, dict[str, ast.expr]]], steps: list[int]
+                     ) -> None:
     """The `ControllerExtension(self, collection, controller)` calls of a method's body,
     each with what its names stand for: a loop's variable (each literal item in turn) and a
-    local `name = Class()` (the class)."""
+    local `name = Class()` (the class). `steps`: statements left to walk (below 0: cut
+    short)."""
     for statement in statements:
+        steps[0] -= 1
+        if steps[0] < 0:
+            return
         if isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) \
                 and isinstance(statement.iter, (ast.Tuple, ast.List)) \
                 and len(statement.iter.elts) <= _MAX_ITEMS:
             for item in statement.iter.elts:
                 _extension_calls(statement.body, {**names, statement.target.id: item},
-                                 dict(made), found)
+                                 dict(made), found, steps)
             continue
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name) \

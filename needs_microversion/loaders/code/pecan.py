@@ -62,6 +62,8 @@ _STANDARD = {"get_all": "GET", "get": "GET", "get_one": "GET", "post": "POST", "
 # How a parameter that is a path segment is named; other required ones come in the body.
 _IDENTIFIERS = ("ident", "uuid", "id", "name")
 _MAX_DEPTH = 6  # controllers below the root: ironic's deepest is 3
+# Controllers walked in all (one class may be reached on several paths): ironic's ~60.
+_MAX_CONTROLLERS = 2_000
 
 
 def app_of(source: SourceTree) -> PecanApp | None:
@@ -91,12 +93,18 @@ class _Walk:
                  unread: list[Unread]) -> None:
         self.interp, self.controllers, self.unread = interp, controllers, unread
         self.operations: dict[tuple[str, str], CodeOperation] = {}
+        self.walked = 0
 
     def controller(self, cls: ClassValue, path: str, depth: int, consumed: int = 0) -> None:
         """The routes of `cls` at `path`, whose methods receive `consumed` identifiers of
         the path already (an attribute controller gets its parent's id as an argument; one
         `_lookup` makes gets it in its constructor)."""
-        if depth > _MAX_DEPTH:
+        self.walked += 1
+        if depth > _MAX_DEPTH or self.walked > _MAX_CONTROLLERS:
+            if self.walked == _MAX_CONTROLLERS + 1:
+                self.unread.append(Unread(cls.module.path, cls.node.lineno,
+                                          f"routes past {_MAX_CONTROLLERS} controllers are "
+                                          "not read"))
             return
         member = f"{path}/{{{_member_name(path)}}}"
         where = f"{cls.module.path}:{cls.node.lineno}"

@@ -510,3 +510,21 @@ def test_a_contract_change_only_in_cinder_code_needs_a_microversion(
     assert sorted({c["id"] for c in report["changes"] if not c["provided"]}) == [
         "attribute-added"]
     assert report["bookkeeping"]["next_version"] == "3.72"
+
+
+def test_nested_loops_of_a_hostile_router_stop_and_say_so(tmp_path: Path) -> None:
+    """Loops repeat their bodies: eight nested loops of 60 literal items would walk 10**14
+    statements. The walk stops at its budget, reported, in well under a second."""
+    import time
+
+    loops = "".join(f"{'    ' * (2 + depth)}for x{depth} in [{', '.join(['0'] * 60)}]:\n"
+                    for depth in range(8))
+    router = ROUTER_TEXT.replace('        mapper.redirect("", "/")\n',
+                                 loops + "    " * 10 + 'mapper.redirect("", "/")\n')
+    read, listing = write_repo(tmp_path, {**MANILA, ROUTER: router})
+    started = time.monotonic()
+    contract = read_code_contract(read, listing)
+    assert time.monotonic() - started < 5
+    assert contract is not None
+    assert any("past 50000 statements" in u.reason for u in contract.unread)
+    assert ("GET", "/widgets") in {(op.method, op.path) for op in contract.operations}

@@ -278,3 +278,19 @@ def test_zun_routes_versions_and_schemas(tmp_path: Path) -> None:
     assert [(str(i.versions), [d.reference for d in i.requests]) for i in (first, second)] == [
         ("1.1 - 1.19", ["schema.legacy_container_create"]),
         ("1.20 -", ["schema.container_create"])]
+
+
+def test_controllers_that_reach_themselves_stop_and_say_so(tmp_path: Path) -> None:
+    """A `_subcontroller_map` naming its own class ten times would be walked 10**6 times to
+    the depth limit: the walk stops at its budget of controllers, reported."""
+    import time
+
+    entries = ", ".join(f"'x{n}': NodesController" for n in range(10))
+    node = NODE_TEXT.replace("    _subcontroller_map = {'ports': port.PortsController}",
+                             f"    _subcontroller_map = {{{entries}}}")
+    read, listing = write_repo(tmp_path, {**IRONIC, NODE: node})
+    started = time.monotonic()
+    contract = read_code_contract(read, listing)
+    assert time.monotonic() - started < 10
+    assert contract is not None
+    assert any("past 2000 controllers" in u.reason for u in contract.unread)
