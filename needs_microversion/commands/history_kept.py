@@ -27,6 +27,7 @@ from typing import Any
 
 from needs_microversion.config import CONFIG_NAMES, Config
 from needs_microversion.documents.parsed import ParsedCache
+from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo
 from needs_microversion.model import codec
 from needs_microversion.model.history import HistoryRow
@@ -54,6 +55,8 @@ class KeptRows:
         self.context = context_digest
         self._dated = any(ack.expires is not None for service in
                           (config.defaults, *config.services) for ack in service.acknowledgements)
+        # `check` reads the configuration a revision holds only when none is on disk.
+        self._per_commit = config.path is None
         self._cache = ParsedCache("history", keep=_KEEP)
 
     def get(self, commit: str, parent: str) -> Judged | None:
@@ -77,7 +80,7 @@ class KeptRows:
 
     def _key(self, commit: str, parent: str) -> str:
         inputs = [("context", self.context), ("commit", commit), ("parent", parent)]
-        if self._dated or self._expiring(commit):
+        if self._dated or (self._per_commit and self._expiring(commit)):
             inputs.append(("today", datetime.date.today().isoformat()))
         return self._cache.key("history-row", inputs)
 
@@ -85,4 +88,7 @@ class KeptRows:
         """The configuration the commit holds (read when none is on disk) may have
         acknowledgements that expire: its verdicts may change with the day."""
         revision = Revision(self.repo, commit, commit[:12])
-        return any("expires" in (revision.text(name) or "") for name in CONFIG_NAMES)
+        try:
+            return any("expires" in (revision.text(name) or "") for name in CONFIG_NAMES)
+        except InputError:  # not readable as a file: judging the commit will say why
+            return True

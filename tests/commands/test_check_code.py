@@ -43,11 +43,16 @@ def _required(report: dict[str, Any]) -> list[str]:
                   if c["verdict"] == "required" and not c["provided"])
 
 
+def _colour(project: Project) -> str:
+    """The schema module with `colour` added to the create schema in place."""
+    return project.edited(SCHEMAS, "'properties': {'name': parameter_types.name}",
+                          "'properties': {'name': parameter_types.name,"
+                          " 'colour': {'type': 'string'}}")
+
+
 def test_a_contract_change_only_in_code_needs_a_microversion(project: Project, run_cli,
                                                              monkeypatch) -> None:
-    project.commit({SCHEMAS: project.edited(SCHEMAS, "'properties': {'name': parameter_types.name}",
-                                   "'properties': {'name': parameter_types.name,"
-                                   " 'colour': {'type': 'string'}}")}, "colour, no microversion")
+    project.commit({SCHEMAS: _colour(project)}, "colour, no microversion")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     assert _required(reports["nova code"]) == ["attribute-added"]
@@ -57,17 +62,22 @@ def test_a_contract_change_only_in_code_needs_a_microversion(project: Project, r
     assert change["location"].startswith(SCHEMAS + ":")
 
 
+def _colour_at_2_6(project: Project) -> dict[str, str | None]:
+    """`colour` in a copy of the create schema that the controller validates from 2.6."""
+    return {
+        SCHEMAS: project.edited(SCHEMAS, "index_query = {",
+                                "create_v26 = copy.deepcopy(create_v22)\n"
+                                "create_v26['properties']['widget']['properties']['colour'] = "
+                                "{'type': 'string'}\n\nindex_query = {"),
+        CONTROLLER: project.edited(
+            CONTROLLER, "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION)\n",
+            "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
+            "    @validation.schema(schema.create_v26, '2.6')\n")}
+
+
 def test_the_same_change_done_right(project: Project, run_cli, monkeypatch) -> None:
-    schemas = project.edited(SCHEMAS, "index_query = {",
-                    "create_v26 = copy.deepcopy(create_v22)\n"
-                    "create_v26['properties']['widget']['properties']['colour'] = "
-                    "{'type': 'string'}\n\nindex_query = {")
-    controller = project.edited(CONTROLLER,
-                       "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION)\n",
-                       "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
-                       "    @validation.schema(schema.create_v26, '2.6')\n")
-    project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6",
-                   max_version="2.6", history="2.6", note="Adds colour in microversion 2.6.")
+    project.commit(_colour_at_2_6(project), "colour at 2.6", max_version="2.6",
+                   history="2.6", note="Adds colour in microversion 2.6.")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
     [change] = [c for c in reports["nova code"]["changes"] if c["id"] == "attribute-added"]
@@ -75,15 +85,7 @@ def test_the_same_change_done_right(project: Project, run_cli, monkeypatch) -> N
 
 
 def test_the_bump_forgotten(project: Project, run_cli, monkeypatch) -> None:
-    schemas = project.edited(SCHEMAS, "index_query = {",
-                    "create_v26 = copy.deepcopy(create_v22)\n"
-                    "create_v26['properties']['widget']['properties']['colour'] = "
-                    "{'type': 'string'}\n\nindex_query = {")
-    controller = project.edited(CONTROLLER,
-                       "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION)\n",
-                       "    @validation.schema(schema.create_v22, MIN_SIZE_VERSION, '2.5')\n"
-                       "    @validation.schema(schema.create_v26, '2.6')\n")
-    project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6, no bump")
+    project.commit(_colour_at_2_6(project), "colour at 2.6, no bump")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     [change] = [c for c in reports["nova code"]["changes"] if c["id"] == "attribute-added"]
@@ -110,9 +112,9 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
         common = "nova/api/openstack/compute/schemas/common.py"
         files[common] = "WIDGET_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255}\n"
         files[SCHEMAS] = project.edited(SCHEMAS, "from nova.api.validation import "
-                               "parameter_types\n", "from nova.api.validation import "
-                               "parameter_types\nfrom nova.api.openstack.compute.schemas "
-                               "import common\n").replace(
+                                        "parameter_types\n", "from nova.api.validation import "
+                                        "parameter_types\nfrom nova.api.openstack.compute."
+                                        "schemas import common\n").replace(
             "'properties': {'name': parameter_types.name}",
             "'properties': {'name': common.WIDGET_NAME}")
     else:
@@ -127,11 +129,12 @@ def test_refactors_change_no_contract(project: Project, run_cli, monkeypatch,
 def test_a_schema_declared_where_none_was_is_coverage(project: Project, run_cli,
                                                       monkeypatch) -> None:
     schemas = project.edited(SCHEMAS, "show_response = {",
-                    "stop = {'type': 'object', 'properties': {'os-stop': {'type': 'null'}},"
-                    " 'required': ['os-stop'], 'additionalProperties': False}\n\n"
-                    "show_response = {")
+                             "stop = {'type': 'object', 'properties': {'os-stop': "
+                             "{'type': 'null'}}, 'required': ['os-stop'], "
+                             "'additionalProperties': False}\n\nshow_response = {")
     controller = project.edited(CONTROLLER, "    @wsgi.action('os-stop')\n",
-                       "    @wsgi.action('os-stop')\n    @validation.schema(schema.stop)\n")
+                                "    @wsgi.action('os-stop')\n"
+                                "    @validation.schema(schema.stop)\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "a schema for os-stop")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 0, reports
@@ -147,9 +150,7 @@ def test_a_change_that_edits_no_api_code_reads_no_code(project: Project, run_cli
 
 
 def test_the_code_side_of_diff(project: Project, run_cli, monkeypatch) -> None:
-    project.commit({SCHEMAS: project.edited(SCHEMAS, "'properties': {'name': parameter_types.name}",
-                                   "'properties': {'name': parameter_types.name,"
-                                   " 'colour': {'type': 'string'}}")}, "colour")
+    project.commit({SCHEMAS: _colour(project)}, "colour")
     monkeypatch.chdir(project.top)
     code, out, err = run_cli("diff", "code:HEAD~1", "code:HEAD", "--no-validate",
                              "--format", "json")

@@ -33,6 +33,7 @@ deployment loads every standard extension.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +70,7 @@ ROUTERS = (
            frozenset({"create", "delete", "update"}), "cinder/api/contrib"),
 )
 _PROJECT_PREFIX = "/{project_id}"
+_FORMAT_OTHER = re.compile(r"%(?![s%])")  # a `%` conversion other than `%s` or `%%`
 _NOT = object()  # a value the route reader does not compute
 _MAX_ITEMS = 64  # a `for` over more literal items than any router writes is not read
 # Statements walked in all (loops repeat their bodies): cinder's and manila's routers walk
@@ -394,7 +396,9 @@ def _literal(node: ast.expr | None, bound: dict[str, Any]) -> Any:
         left, right = _literal(node.left, bound), _literal(node.right, bound)
         if isinstance(node.op, ast.Add):
             return left + right if isinstance(left, str) and isinstance(right, str) else _NOT
-        if isinstance(left, str) and isinstance(right, (str, tuple)) and len(left) < 1000:
+        # Only `%s`: a width (`%999999999s`) would build a string as large as it says.
+        if isinstance(left, str) and isinstance(right, (str, tuple)) and len(left) < 1000 \
+                and not _FORMAT_OTHER.search(left):
             try:
                 return left % right
             except (TypeError, ValueError):

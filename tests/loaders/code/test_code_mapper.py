@@ -270,15 +270,13 @@ def test_a_contract_change_only_in_manila_code_needs_a_microversion(
 def test_the_same_change_done_right_and_a_refactor(project: Project, run_cli,
                                                     monkeypatch) -> None:
     schemas = project.edited(SCHEMAS, "index_request_query = {",
-                    "create_request_body_v26 = copy.deepcopy(create_request_body)\n"
-                    "create_request_body_v26['properties']['widget']['properties']"
-                    "['colour'] = {'type': 'string'}\n\nindex_request_query = {")
-    controller = project.edited(CONTROLLER,
-                       "    @validation.request_body_schema(schema.create_request_body)\n",
-                       "    @validation.request_body_schema(schema.create_request_body, "
-                       "'2.1', '2.5')\n"
-                       "    @validation.request_body_schema(schema.create_request_body_v26, "
-                       "'2.6')\n")
+                             "create_request_body_v26 = copy.deepcopy(create_request_body)\n"
+                             "create_request_body_v26['properties']['widget']['properties']"
+                             "['colour'] = {'type': 'string'}\n\nindex_request_query = {")
+    controller = project.edited(
+        CONTROLLER, "    @validation.request_body_schema(schema.create_request_body)\n",
+        "    @validation.request_body_schema(schema.create_request_body, '2.1', '2.5')\n"
+        "    @validation.request_body_schema(schema.create_request_body_v26, '2.6')\n")
     project.commit({SCHEMAS: schemas, CONTROLLER: controller}, "colour at 2.6",
                    max_version="2.6", history="2.6", note="Adds colour in microversion 2.6.")
     code, reports = check_reports(project, run_cli, monkeypatch)
@@ -501,9 +499,9 @@ def test_a_contract_change_only_in_cinder_code_needs_a_microversion(
         tmp_path: Path, run_cli, monkeypatch) -> None:
     project = _cinder(tmp_path)
     schemas = "cinder/api/schemas/volumes.py"
-    project.commit({schemas: project.edited(schemas, "{'volume': {'type': 'object'}}",
-                                   "{'volume': {'type': 'object'}, 'colour': "
-                                   "{'type': 'string'}}")}, "colour, no microversion")
+    coloured = project.edited(schemas, "{'volume': {'type': 'object'}}",
+                              "{'volume': {'type': 'object'}, 'colour': {'type': 'string'}}")
+    project.commit({schemas: coloured}, "colour, no microversion")
     code, reports = check_reports(project, run_cli, monkeypatch)
     assert code == 1
     report = reports["cinder code"]
@@ -528,3 +526,14 @@ def test_nested_loops_of_a_hostile_router_stop_and_say_so(tmp_path: Path) -> Non
     assert contract is not None
     assert any("past 50000 statements" in u.reason for u in contract.unread)
     assert ("GET", "/widgets") in {(op.method, op.path) for op in contract.operations}
+
+
+def test_a_path_formatted_with_a_width_is_not_built(tmp_path: Path) -> None:
+    """`"%999999999s" % path_prefix` would be a gigabyte of spaces: only `%s` is formatted."""
+    router = ROUTER_TEXT.replace('"%s/widgets/{id}/colour" % path_prefix',
+                                '"%999999999s/widgets/{id}/colour" % path_prefix')
+    read, listing = write_repo(tmp_path, {**MANILA, ROUTER: router})
+    contract = read_code_contract(read, listing)
+    assert contract is not None
+    assert any("mapper.connect" in u.reason for u in contract.unread)
+    assert ("GET", "/widgets/{id}/colour") not in {(o.method, o.path) for o in contract.operations}
