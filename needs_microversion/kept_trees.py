@@ -14,7 +14,10 @@ A folder with a symlink in it is read the long way (a link's blob is its target'
 its content).
 
 The tree's in-memory top names its commit (`/needs-microversion-<commit>`): it is kept as a
-placeholder and put back, so one content is one entry whatever the commit.
+placeholder and put back, and the name the tree was read as (`HEAD~1:api-ref/source`, its
+document's title and the start of its warnings) is left out and put back, so one content is
+one entry whatever the commit and however it is named: a change that leaves api-ref alone
+finds its new side kept under its base's reading.
 """
 
 from __future__ import annotations
@@ -43,19 +46,17 @@ def kept_reading(target: Path, files: InMemory, display: str,
 
     top = _top(target)
     cache = ParsedCache("apiref")
-    key = cache.key("api-ref", [*_settings(display, keep_major, target, top),
+    key = cache.key("api-ref", [*_settings(keep_major, target, top),
                                 *((os.path.relpath(path, top), content_digest(data))
                                   for path, data in files.files.items())])
-    kept = _reading(cache.get(key), top)
+    kept = _reading(cache.get(key), top, display)
     if kept is not None:
         return kept
     result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
-    text = json.dumps({"document": result.document, "warnings": result.warnings,
-                       "max_version": result.max_version}, separators=(",", ":"))
-    if _TOP_MARK not in text:
-        cache.put(key, text.replace(top, _TOP_MARK))
-        _keep_by_blobs(cache, display, keep_major, target, top, files, text.replace(
-            top, _TOP_MARK))
+    text = _portable(result, top, display)
+    if text is not None:
+        cache.put(key, text)
+        _keep_by_blobs(cache, display, keep_major, target, top, files, text)
     return result
 
 
@@ -80,14 +81,14 @@ def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult]
         return None
     top = str(folder_top(commit))
     target = Path(top, path)
-    entry = cache.get(_blob_key(cache, display, keep_major, target, top, inside))
+    entry = cache.get(_blob_key(cache, keep_major, target, top, inside))
     if not isinstance(entry, dict) or not isinstance(entry.get("outside"), dict):
         return None
     outside = outside_entries(repo, commit, sorted(entry["outside"]))
     if {name: item.sha if item is not None else None for name, item in outside.items()} \
             != entry["outside"]:
         return None
-    kept = _reading(entry.get("reading"), top)
+    kept = _reading(entry.get("reading"), top, display)
     return None if kept is None else (target, kept)
 
 
@@ -110,7 +111,7 @@ def _keep_by_blobs(cache: ParsedCache, display: str, keep_major: bool | None, ta
     held = {os.path.relpath(name, top): data for name, data in files.files.items()}
     names = outside_names(path, {name: held[name] for name in inside if name in held})
     outside = outside_entries(repo, commit, names)
-    cache.put(_blob_key(cache, display, keep_major, target, top, inside),
+    cache.put(_blob_key(cache, keep_major, target, top, inside),
               {"outside": {name: item.sha if item is not None else None
                            for name, item in outside.items()}, "reading": text})
 
@@ -128,26 +129,44 @@ def _listing(repo: Repo, commit: str | None, path: str) -> dict[str, str] | None
     return {item.path: item.sha for item in entries}
 
 
-def _blob_key(cache: ParsedCache, display: str, keep_major: bool | None, target: Path,
-              top: str, inside: dict[str, str]) -> str:
-    return cache.key("api-ref-by-blobs", [*_settings(display, keep_major, target, top),
+def _blob_key(cache: ParsedCache, keep_major: bool | None, target: Path, top: str,
+              inside: dict[str, str]) -> str:
+    return cache.key("api-ref-by-blobs", [*_settings(keep_major, target, top),
                                           *inside.items()])
 
 
-def _settings(display: str, keep_major: bool | None, target: Path, top: str
-              ) -> list[tuple[str, str]]:
-    return [("display", display), ("keep_major", str(keep_major)),
-            ("target", os.path.relpath(target, top))]
+def _settings(keep_major: bool | None, target: Path, top: str) -> list[tuple[str, str]]:
+    return [("keep_major", str(keep_major)), ("target", os.path.relpath(target, top))]
 
 
-def _reading(kept: Any, top: str) -> ApiRefResult | None:
+def _portable(result: ApiRefResult, top: str, display: str) -> str | None:
+    """The reading as kept: without its top, nor the name it was read as (the title, and
+    the start of each warning, where the reader put them); None when it cannot be kept
+    that way (a file that spells the placeholder)."""
+    info = result.document.get("info")
+    titled = isinstance(info, dict) and info.get("title") == display
+    document = {**result.document, "info": {**info, "title": ""}} \
+        if titled and isinstance(info, dict) else result.document
+    warnings = [[True, w[len(display):]] if w.startswith(display) else [False, w]
+                for w in result.warnings]
+    text = json.dumps({"document": document, "titled": titled, "warnings": warnings,
+                       "max_version": result.max_version}, separators=(",", ":"))
+    return None if _TOP_MARK in text else text.replace(top, _TOP_MARK)
+
+
+def _reading(kept: Any, top: str, display: str) -> ApiRefResult | None:
+    """A kept reading back, as read from `top` under the name `display`."""
     from needs_microversion.loaders.apiref.reader import ApiRefResult
 
     if not isinstance(kept, str):
         return None
     try:
         data = json.loads(kept.replace(_TOP_MARK, top))
-        return ApiRefResult(data["document"], tuple(data["warnings"]), data["max_version"])
+        document = data["document"]
+        if data["titled"]:
+            document["info"]["title"] = display
+        warnings = tuple(display + rest if named else rest for named, rest in data["warnings"])
+        return ApiRefResult(document, warnings, data["max_version"])
     except (ValueError, KeyError, TypeError):
         return None  # not an entry this tool wrote: read again
 

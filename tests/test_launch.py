@@ -1,5 +1,6 @@
-"""The console script (`launch.py`): a plain `diff OLD NEW` runs without typer, and means
-exactly what the command line makes of it; anything else goes to the command line."""
+"""The console script (`launch.py`): a plain `diff OLD NEW` or `check [FILES]` runs without
+typer, and means exactly what the command line makes of it; anything else goes to the
+command line."""
 
 from __future__ import annotations
 
@@ -34,8 +35,37 @@ def test_a_plain_diff_is_the_request_the_command_line_builds(args: list[str],
 
 
 @pytest.mark.parametrize("args", [
+    ["check"],
+    ["check", "--staged", "--base", "HEAD", "--no-validate", "a.py", "api-ref/source/x.inc"],
+    ["check", "--from-ref", "A", "--to-ref=B", "-f", "github", "--all-warnings"],
+    ["check", "--no-staged", "--explain", "--validate", "--format=json", "x.py"],
+])
+@pytest.mark.parametrize("environment", [{}, {"PRE_COMMIT_FROM_REF": "P",
+                                              "PRE_COMMIT_TO_REF": "Q"},
+                                         {"PRE_COMMIT_FROM_REF": "", "PRE_COMMIT_TO_REF": "Q"}])
+def test_a_plain_check_is_the_request_the_command_line_builds(
+        args: list[str], environment: dict[str, str], monkeypatch) -> None:
+    """Also where pre-commit's range sits in the environment (an option given wins; an
+    empty variable is none)."""
+    from needs_microversion import cli, console
+
+    for name in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    built: list[object] = []
+    monkeypatch.setattr(console, "check", lambda *request: built.append(request) or 0)
+    assert cli.main(args) == 0
+    assert launch.plain_check(args) == built[0]
+
+
+@pytest.mark.parametrize("args", [
     [],
-    ["check", "old.yaml", "new.yaml"],
+    ["check", "--profile", "nova"],
+    ["check", "--base"],
+    ["check", "--staged=yes"],
+    ["check", "--format", "nonsense"],
+    ["check", "--", "-odd-name"],
     ["diff", "old.yaml"],
     ["diff", "old.yaml", "new.yaml", "third.yaml"],
     ["diff", "old.yaml", "new.yaml", "--help"],
@@ -48,10 +78,10 @@ def test_a_plain_diff_is_the_request_the_command_line_builds(args: list[str],
     ["diff", "old.yaml", "new.yaml", "--format", "nonsense"],  # the command line refuses it
 ])
 def test_anything_else_goes_to_the_command_line(args: list[str]) -> None:
-    assert launch.plain_diff(args) is None
+    assert launch.plain_diff(args) is None and launch.plain_check(args) is None
 
 
-def _console_script(*args: str) -> subprocess.CompletedProcess[str]:
+def _console_script(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The console script's `main`, in a fresh interpreter; it prints whether typer, the
     git reader, pickle and shutil were imported, after the report."""
     code = ("import sys; from needs_microversion import launch; code = launch.main(); "
@@ -59,7 +89,17 @@ def _console_script(*args: str) -> subprocess.CompletedProcess[str]:
             "'pickle' in sys.modules, 'shutil' in sys.modules, "
             "file=sys.stderr); sys.exit(code)")
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+                          text=True, timeout=120, check=False, cwd=cwd)
+
+
+def test_a_plain_check_runs_without_typer(tmp_path: Path) -> None:
+    """The hook's command line, outside a repository: exit 2 in one line, typer unread."""
+    done = _console_script("check", "--staged", "--base", "HEAD", "--no-validate", "a.inc",
+                           cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    error, imported = done.stderr.splitlines()
+    assert error.startswith("needs-microversion: error: ") and "git repository" in error
+    assert imported.startswith("False ")
 
 
 def test_a_plain_diff_runs_without_typer_git_or_modules_only_forks_need() -> None:

@@ -162,14 +162,34 @@ def _reads_no_blob(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Repo, "blobs", refused)
 
 
+# A section the reader warns about: its warnings name the tree as it was read.
+_UNNAMED_ACTION = """
+Do something
+============
+
+.. rest_method:: POST /servers/{server_id}/action
+
+Response Codes
+--------------
+
+.. rest_status_code:: success status.yaml
+
+  - 202
+"""
+
+
 def test_a_kept_tree_is_found_by_blob_ids_without_reading_it(project: Project,
                                                             monkeypatch) -> None:
     """A tree read once is found again from git's listing alone (nothing taken out of git),
-    the same reading; under the name it was read as (its warnings name it)."""
+    the same reading; under another name (another revision with the same blobs: a change
+    that leaves api-ref alone), the reading that name gives (its title and warnings name
+    it)."""
     from needs_microversion.kept_trees import by_blobs
 
     monkeypatch.chdir(project.top)
+    project.commit({"api-ref/source/unnamed.inc": _UNNAMED_ACTION})
     project.commit({"README": "unrelated\n"})
+    blobs = Repo.blobs
     copy = checkout("HEAD~1:api-ref/source")
     assert copy is not None
     fresh = _tree_reading(copy.local, copy, "HEAD~1:api-ref/source", None, None)
@@ -180,8 +200,18 @@ def test_a_kept_tree_is_found_by_blob_ids_without_reading_it(project: Project,
     assert target == copy.local
     assert json.dumps(kept.document) == json.dumps(fresh.document)
     assert kept.warnings == fresh.warnings and kept.max_version == fresh.max_version
-    assert by_blobs("HEAD:api-ref/source", None) is None  # the same blobs, another name
     assert by_blobs("HEAD~1:api-ref/source", True) is None  # read another way
+    renamed = by_blobs("HEAD:api-ref/source", None)  # the same blobs, another name
+    assert renamed is not None
+    monkeypatch.setattr(Repo, "blobs", blobs)
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")  # what a fresh read of HEAD gives
+    copy = checkout("HEAD:api-ref/source")
+    assert copy is not None and renamed[0] == copy.local
+    again = _tree_reading(copy.local, copy, "HEAD:api-ref/source", None, None)
+    assert json.dumps(renamed[1].document) == json.dumps(again.document)
+    assert renamed[1].warnings == again.warnings
+    assert again.document["info"]["title"] == "HEAD:api-ref/source"
+    assert again.warnings and all(w.startswith("HEAD:api-ref/source/") for w in again.warnings)
 
 
 def test_a_changed_sample_outside_the_tree_is_read_again(project: Project, monkeypatch,
