@@ -302,8 +302,8 @@ def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                 ) -> ChangePlan:
     """The documents to compare (those the request's files touch, when it names some);
     InputError when the repository has none at all."""
-    config = _config(repo, new, request)
     old_layout, new_layout = detect(old), detect(new)
+    config = _config(repo, new, request)  # after: asked of the listing, not of git
     layout = new_layout or old_layout or (None if config.services else version_record(new))
     targets = _targets(config, repo, new, layout)
     if not targets:
