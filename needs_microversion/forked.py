@@ -64,8 +64,11 @@ def here_only() -> Iterator[None]:
         _here_only = before
 
 
-def start(work: Callable[[], T], hook: AuditHook | None = None) -> Child[T] | None:
-    """A child that runs `work` (under the audit hook, if given) and sends its answer."""
+def start(work: Callable[[], T], hook: AuditHook | None = None,
+          after: Callable[[], object] | None = None) -> Child[T] | None:
+    """A child that runs `work` (under the audit hook, if given) and sends its answer;
+    then `after` (keeping what it read in the cache), while this process goes on with the
+    answer. The child is waited for when this process ends (`wait_answered`), never left behind."""
     if not can_fork():
         return None
     try:
@@ -81,27 +84,55 @@ def start(work: Callable[[], T], hook: AuditHook | None = None) -> Child[T] | No
         os.close(read_end)
         if hook is not None:
             sys.addaudithook(hook)
-        answer = _dumps(work())
+        answer = _dumps((_DONE, work()))
         with os.fdopen(write_end, "wb") as out:
             out.write(answer)
         code = 0
+        if after is not None:
+            with suppress(Exception):  # the answer is given: what fails here is only lost
+                after()
     finally:
         os._exit(code)
 
 
 def result(child: Child[T]) -> T | None:
-    """The child's answer; None when it failed (the caller then does the work itself)."""
+    """The child's answer; None when it failed (the caller then does the work itself). A
+    whole answer is taken at once; the child, maybe still at its `after`, is waited for at
+    the end (`wait_answered`)."""
     with os.fdopen(child.pipe, "rb") as pipe:
         data = pipe.read()
-    if child.pid is not None:
-        _, status = os.waitpid(child.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            return None
     try:
-        answer: T = _loads(data)  # our own child's answer
-    except Exception:  # noqa: BLE001 - a helper's child that died mid-answer (or never began)
-        return None
-    return answer
+        done, answer = _loads(data)  # our own child's answer
+    except Exception:  # noqa: BLE001 - a child that died mid-answer (or never began)
+        done, answer = None, None
+    if child.pid is not None:
+        if done != _DONE:
+            os.waitpid(child.pid, 0)
+        else:
+            _later(child.pid)
+    return answer if done == _DONE else None
+
+
+_DONE = "done"  # the mark of a whole answer (a child that died mid-answer sends none)
+_pending: list[int] = []  # children that answered, not yet waited for
+
+
+def _later(pid: int) -> None:
+    """Wait for the child now if it has ended, else when this process ends."""
+    with suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG)[0] == 0:
+            if not _pending:
+                import atexit
+
+                atexit.register(wait_answered)
+            _pending.append(pid)
+
+
+def wait_answered() -> None:
+    """Wait for every child that answered and went on (it keeps what it read)."""
+    while _pending:
+        with suppress(ChildProcessError):
+            os.waitpid(_pending.pop(), 0)
 
 
 # Linux lets any process give a pipe this much room (/proc/sys/fs/pipe-max-size). Work that
@@ -253,7 +284,7 @@ def _receive(pipe: int) -> list[Callable[[], Any]]:
 
 
 def _answer(work: Callable[[], Any], write_end: int) -> None:
-    answer = _dumps(work())
+    answer = _dumps((_DONE, work()))
     with os.fdopen(write_end, "wb") as out:
         out.write(answer)
 

@@ -190,3 +190,48 @@ def test_a_failure_here_ends_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(InputError):
         forked.alongside(lambda: __import__("time").sleep(30), fails)
     assert stopped == [1]
+
+
+def _after(go: Path, done: Path) -> None:
+    """A child's `after`: waits (at most 20 s) for this process to say go, then marks."""
+    import time
+
+    deadline = time.monotonic() + 20
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if go.exists():
+        done.write_text("kept")
+
+
+def test_a_child_answers_before_its_after_and_is_waited_for_at_the_end(tmp_path: Path
+                                                                       ) -> None:
+    """The answer is taken while the child still keeps (writes the cache): `after` here
+    waits until the answer has arrived, so a `result` that waited for the child's end
+    would leave it nothing to mark. The child is then waited for, never left behind."""
+    go, done = tmp_path / "go", tmp_path / "done"
+    child = forked.start(lambda: 42, after=lambda: _after(go, done))
+    assert child is not None
+    assert forked.result(child) == 42
+    go.touch()
+    forked.wait_answered()
+    assert done.read_text() == "kept"
+    assert forked._pending == []
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid or 0, os.WNOHANG)  # already waited for
+
+
+def test_a_child_failing_after_its_answer_still_answers() -> None:
+    def fails() -> None:
+        raise OSError("the cache folder went away")
+
+    child = forked.start(lambda: "answer", after=fails)
+    assert child is not None and forked.result(child) == "answer"
+    forked.wait_answered()
+
+
+def test_a_child_failing_before_its_answer_gives_none() -> None:
+    def fails() -> str:
+        raise InputError("bad", "there")
+
+    child = forked.start(fails, after=lambda: None)
+    assert child is not None and forked.result(child) is None

@@ -51,7 +51,7 @@ from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree
 from needs_microversion import forked
 from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, CodeSide, \
-    as_side, code_reading, code_side, touches_api_code
+    as_side, code_side, read_then_keep, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -140,8 +140,7 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     evidence: dict[str, RepositoryEvidence] = {}  # by service: it may name its version file
     # The code's contract is read (both sides, each in a child process) while the
     # documents are compared: the two cost about the same and do not depend on each other.
-    code = _start_code_sides(plan) if _reads_code(plan, request) else None
-    sides = _code_sides(plan, code) if code is not None else None
+    sides = _code_sides(plan.old, plan.new) if _reads_code(plan, request) else None
     if sides is not None:  # the documents' additions are asked whether the base code served them
         evidence[plan.service.service.name] = replace(
             _evidence(plan.old, plan.new, plan.layout, plan.service, plan.config, plan.repo,
@@ -175,12 +174,6 @@ def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
             touches_api_code((name,), project) for name in _touched(plan, request)))
 
 
-CodeChildren = tuple["forked.Child[CodeReading | None] | None", ...]
-
-
-def _start_code_sides(plan: ChangePlan) -> CodeChildren:
-    """A child reading each side's code contract (none where the platform cannot fork)."""
-    return tuple(forked.start(partial(code_reading, side)) for side in (plan.old, plan.new))
 
 
 class _SideReader:
@@ -210,10 +203,11 @@ class _SideReader:
             forked.stop(self.child)
 
 
-def _code_sides(plan: ChangePlan, children: CodeChildren) -> tuple[_SideReader, _SideReader]:
-    old, new = (_SideReader(child, side) for child, side in
-                zip(children, (plan.old, plan.new), strict=True))
-    return old, new
+def _code_sides(old: Revision, new: Revision) -> tuple[_SideReader, _SideReader]:
+    """A child reading each side's code contract (none where the platform cannot fork); it
+    answers, then keeps a fresh reading in the cache while this process judges it."""
+    return (_SideReader(forked.start(*read_then_keep(old)), old),
+            _SideReader(forked.start(*read_then_keep(new)), new))
 
 
 def _snapshot(read: _SideReader) -> Snapshot | None:

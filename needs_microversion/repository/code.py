@@ -11,7 +11,9 @@ repository's top), so annotations go on the files a change edits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,9 +54,12 @@ class CodeReading:
     unread: tuple[Unread, ...]
 
 
-def code_reading(revision: Revision) -> CodeReading | None:
+def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = None
+                 ) -> CodeReading | None:
     """The revision's code contract: kept from an earlier run when every file it read is
-    the same blob (the hook compares each commit of a branch with one base), else read."""
+    the same blob (the hook compares each commit of a branch with one base), else read.
+    `keep`: where to leave the writing of a fresh reading to the cache, for the caller to
+    do once the reading has been handed on (a child answers first, then keeps)."""
     files = revision.files()
     max_version = _max_version(revision, files)
     api = [path for path in files if path.endswith(".py") and "/tests/" not in path
@@ -73,11 +78,24 @@ def code_reading(revision: Revision) -> CodeReading | None:
     if contract is None:
         return None
     reading = CodeReading(contract.document, contract.unread)
-    cache.put(key, {"reading": {"document": reading.document,
-                                "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
-                    "inputs": revision.blob_ids(contract.inputs),
-                    "folders": [list(f) for f in contract.folders]})
+    entry = {"reading": {"document": reading.document,
+                         "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
+             "inputs": revision.blob_ids(contract.inputs),
+             "folders": [list(f) for f in contract.folders]}
+    (keep.append if keep is not None else _now)(partial(cache.put, key, entry))
     return reading
+
+
+def _now(work: Callable[[], None]) -> None:
+    work()
+
+
+def read_then_keep(revision: Revision) -> tuple[Callable[[], CodeReading | None], None,
+                                                Callable[[], object]]:
+    """A child's work (`forked.start`): the reading to answer with, no audit hook, then
+    the writing of a fresh reading to the cache."""
+    keep: list[Callable[[], None]] = []
+    return partial(code_reading, revision, keep), None, lambda: [work() for work in keep]
 
 
 def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading | None:

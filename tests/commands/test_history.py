@@ -249,8 +249,8 @@ def test_rows_are_the_same_with_one_worker_or_many(tmp_path: Path, monkeypatch,
     started: list[object] = []
     start = forked.start
 
-    def counted(work, hook=None):  # type: ignore[no-untyped-def]
-        child = start(work, hook)
+    def counted(work, hook=None, after=None):  # type: ignore[no-untyped-def]
+        child = start(work, hook, after)
         started.append(child)
         return child
 
@@ -259,7 +259,7 @@ def test_rows_are_the_same_with_one_worker_or_many(tmp_path: Path, monkeypatch,
     assert alone[0] == 0 and many == alone
     if forked.can_fork():
         assert len(started) >= 3 and all(child is not None for child in started)
-    monkeypatch.setattr(forked, "start", lambda work, hook=None: None)
+    monkeypatch.setattr(forked, "start", lambda work, hook=None, after=None: None)
     assert run_cli("history", "--format", "json", "-j", "2") == alone
     code, _, err = run_cli("history", "--workers", "0")
     assert code == 2 and "--workers" in err
