@@ -566,13 +566,13 @@ def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch) ->
     commit(top, {"api.yaml": api(extra=LOCKED)}, "locked")
     repo = Repo.find(top, "no repository", "test")
     asked: list[tuple[str, ...]] = []
-    real = module.git
+    real = module.batch
 
-    def counted(cwd, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(cwd, *args):  # type: ignore[no-untyped-def]
         asked.append(args)
-        return real(cwd, *args, **kwargs)
+        return real(cwd, *args)
 
-    monkeypatch.setattr(module, "git", counted)
+    monkeypatch.setattr(module, "batch", counted)
     monkeypatch.setattr(module, "_OBJECTS", module._Objects(2**20))
     old = repo.entries(repo.commit("HEAD~1"), [])
     first = repo.blobs(old, "test")
@@ -587,6 +587,67 @@ def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch) ->
     assert len(changed) == 1 and b"locked" in got[changed.pop()]
     assert [args[:2] for args in asked if args[0] == "cat-file"] == [
         ("cat-file", "--batch-check=%(objectname) %(objectsize)"), ("cat-file", "--batch")]
+
+
+def test_one_running_cat_file_answers_every_read_of_a_run(tmp_path, monkeypatch) -> None:
+    """Reads ask the one `cat-file` of their kind that runs (git is not started again for
+    each), a forked child starts its own (the pipes are its parent's), and both read
+    right; at the end each is waited for."""
+    from needs_microversion.loaders.git import Repo, command
+    from needs_microversion.loaders.git import repo as module
+
+    top = make_repo(tmp_path / "r", {"a.yaml": "a: 1\n", "b.yaml": "b: 2\n"})
+    commit(top, {"a.yaml": "a: 3\n"}, "changed")
+    repo = Repo.find(top, "no repository", "test")
+    started: list[int] = []
+    real = command.Batch.__init__
+
+    def counted(self, *args):  # type: ignore[no-untyped-def]
+        real(self, *args)
+        started.append(self.process.pid)
+
+    monkeypatch.setattr(command.Batch, "__init__", counted)
+    monkeypatch.setattr(module, "_OBJECTS", module._Objects(2**20))
+    contents = {}
+    for rev in ("HEAD~1", "HEAD"):
+        entries = repo.entries(repo.commit(rev), [])
+        contents[rev] = {item.path: data for item in entries
+                         for sha, data in repo.blobs([item], "test").items()}
+    assert contents["HEAD~1"] == {"a.yaml": b"a: 1\n", "b.yaml": b"b: 2\n"}
+    assert contents["HEAD"] == {"a.yaml": b"a: 3\n", "b.yaml": b"b: 2\n"}
+    assert len(started) == 2  # sizes, contents: two processes for four reads
+    if hasattr(os, "fork"):
+        monkeypatch.setattr(module, "_OBJECTS", module._Objects(2**20))
+        entries = repo.entries(repo.commit("HEAD~1"), [])
+        pid = os.fork()
+        if pid == 0:  # the child: reads through its own cat-file, then says how it went
+            code = 1
+            try:
+                found = repo.blobs(entries, "test")
+                code = 0 if sorted(found.values()) == [b"a: 1\n", b"b: 2\n"] else 1
+            finally:
+                os._exit(code)
+        assert sorted(repo.blobs(entries, "test").values()) == [b"a: 1\n", b"b: 2\n"]
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert len(started) == 2  # the parent's went on answering
+    running = list(command._BATCHES.values())
+    command.end_batches()
+    assert running and all(item.process.returncode is not None for item in running)
+
+
+def test_a_missing_object_is_named_and_the_next_read_starts_afresh(tmp_path) -> None:
+    from needs_microversion.loaders.git import Repo
+    from needs_microversion.errors import InputError
+    from needs_microversion.loaders.git.repo import Entry
+
+    top = make_repo(tmp_path / "r", {"a.yaml": "a: 1\n"})
+    repo = Repo.find(top, "no repository", "test")
+    missing = Entry("100644", "0" * 39 + "1", "gone.yaml", 5)
+    with pytest.raises(InputError, match="is not in this clone"):
+        repo.blobs([missing], "test")
+    entries = repo.entries(repo.commit("HEAD"), [])
+    assert list(repo.blobs(entries, "test").values()) == [b"a: 1\n"]
 
 
 def test_contents_kept_stay_within_their_bound() -> None:

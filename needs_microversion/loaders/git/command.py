@@ -33,7 +33,7 @@ import re
 import stat
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from needs_microversion.errors import InputError
@@ -169,14 +169,168 @@ def run(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
     except OSError as exc:  # no such current folder, too long an argument list
         raise InputError(f"cannot run git: {exc.strerror or exc}", str(cwd)) from None
     if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        # The line that names a missing object (a partial clone), else the first.
-        reason = next((line for line in lines if missing_object(line)),
-                      lines[0] if lines else "")
-        for prefix in ("fatal: ", "error: "):
-            reason = reason.removeprefix(prefix)
-        raise GitFailed(done.returncode, reason)
+        raise GitFailed(done.returncode, _reason(done.stderr))
     return done.stdout
+
+
+def _reason(stderr: bytes) -> str:
+    """What git's error output says: the line that names a missing object (a partial
+    clone), else the first."""
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    reason = next((line for line in lines if missing_object(line)), lines[0] if lines else "")
+    for prefix in ("fatal: ", "error: "):
+        reason = reason.removeprefix(prefix)
+    return reason
+
+
+class Batch:
+    """One long-lived `git cat-file --batch` (or `--batch-check`): every object a run reads
+    is asked of it, instead of starting git (two processes: sizes, then contents) for each
+    read; a `check` made some thirty such calls, each forking this large process.
+
+    Requests are lines of object ids, written at most `REQUEST_BYTES` at a time (git reads
+    them all while this process does not read yet, so neither side waits on a full pipe);
+    the answers are then read in order, within the time limit. A process forked from this
+    one starts its own (the pipes are this process's). Anything unexpected (an answer cut
+    short, the time limit) ends it: the next read starts another."""
+
+    REQUEST_BYTES = 32 * 1024
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        try:
+            self.process = subprocess.Popen(
+                command(cwd, *args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=environment())
+        except FileNotFoundError:
+            raise InputError("git is not installed (needed to read a repository)") from None
+        except OSError as exc:
+            raise InputError(f"cannot run git: {exc.strerror or exc}", str(cwd)) from None
+        self.cwd, self.owner, self.buffer = cwd, os.getpid(), bytearray()
+        self.errors = bytearray()  # what it said on stderr (the first 64 KiB)
+        self.deadline = 0.0
+
+    def ask(self, request: bytes) -> None:
+        """Send request lines (at most REQUEST_BYTES); their answers are read next."""
+        assert len(request) <= self.REQUEST_BYTES and self.process.stdin is not None
+        import time
+
+        self.deadline = time.monotonic() + timeout()
+        self.process.stdin.write(request)
+        self.process.stdin.flush()
+
+    def line(self) -> bytes:
+        """The next answer line, without its newline."""
+        while (end := self.buffer.find(b"\n")) < 0:
+            self._fill()
+        found = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        return found
+
+    def take(self, size: int) -> bytes:
+        """The next `size` bytes (and the newline after them, dropped)."""
+        while len(self.buffer) < size + 1:
+            self._fill()
+        found = bytes(self.buffer[:size])
+        del self.buffer[:size + 1]
+        return found
+
+    def _fill(self) -> None:
+        """More of the answer; its error output read too, so that it never fills a pipe
+        (and says why, should git end before answering)."""
+        import select
+        import time
+
+        assert self.process.stdout is not None and self.process.stderr is not None
+        out, err = self.process.stdout.fileno(), self.process.stderr.fileno()
+        while True:
+            ready = [out]
+            if hasattr(select, "poll"):  # elsewhere (Windows: no FIFO for git to block on)
+                poll = select.poll()     # the read waits as long as git takes
+                poll.register(out, select.POLLIN)
+                poll.register(err, select.POLLIN)
+                left = self.deadline - time.monotonic()
+                ready = [fd for fd, _ in poll.poll(left * 1000)] if left > 0 else []
+                if not ready:
+                    raise InputError(f"git cat-file did not answer within {timeout():g} s",
+                                     str(self.cwd))
+            if err in ready and out not in ready:
+                said = os.read(err, 1 << 16)
+                self.errors += said[:max(0, (1 << 16) - len(self.errors))]
+                if said:
+                    continue
+            chunk = os.read(out, 1 << 20)
+            if chunk:
+                self.buffer += chunk
+                return
+            try:  # it ended: say why, as a one-shot call would (GitFailed)
+                code = self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # its output closed, itself still there
+                self.process.kill()
+                code = self.process.wait()
+            self.errors += self.process.stderr.read(1 << 16)
+            raise GitFailed(code, _reason(bytes(self.errors))
+                            or "git cat-file ended before answering")
+
+    def end(self) -> None:
+        """Close the request pipe (git then ends) and wait for it; end it if it does not."""
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                with suppress(OSError, ValueError):
+                    pipe.close()
+        if self.owner != os.getpid():  # a forked child's copies of the pipes: closed
+            return
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+_BATCHES: dict[tuple[str, tuple[str, ...]], Batch] = {}
+
+
+def batch(cwd: Path, *args: str) -> Batch:
+    """The running `git cat-file` of these arguments in this repository, started if none
+    runs in this process."""
+    key = (str(cwd), args)
+    found = _BATCHES.get(key)
+    if found is not None and found.owner == os.getpid() and found.process.poll() is None:
+        return found
+    if found is not None:
+        drop(found)
+    if not _BATCHES:
+        import atexit
+
+        atexit.register(end_batches)
+    _BATCHES[key] = started = Batch(cwd, *args)
+    return started
+
+
+def drop(running: Batch) -> None:
+    """End one (its answers no longer follow its requests: an error mid-way)."""
+    for key, value in list(_BATCHES.items()):
+        if value is running:
+            del _BATCHES[key]
+    if running.owner == os.getpid() and running.process.poll() is None:
+        running.process.kill()
+    running.end()
+
+
+def end_batches() -> None:
+    while _BATCHES:
+        _, running = _BATCHES.popitem()
+        running.end()
+
+
+def _forget_batches() -> None:
+    """In a forked child: the parent's batches are not this process's to use or end."""
+    while _BATCHES:
+        _, running = _BATCHES.popitem()
+        running.end()  # closes this process's copies of the pipes only
+
+
+if hasattr(os, "register_at_fork"):  # POSIX: elsewhere no process forks
+    os.register_at_fork(after_in_child=_forget_batches)
 
 
 def missing_object(reason: str) -> str | None:

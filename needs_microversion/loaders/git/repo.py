@@ -5,30 +5,33 @@
     repo.entries(commit, ["api-ref/source"])   # every file below, with its object id
     repo.blobs(entries, display, limit=...)    # raw contents by object id
 
-Every question goes through `command.git` (no program but git, no network, bounded in
-time); listings never ask for object sizes up front (`ls-tree` without `-l` reads no
+Every question goes through `command.git`, and every object read through the one running
+`cat-file` of the run (`command.batch`): no program but git, no network, bounded in time;
+listings never ask for object sizes up front (`ls-tree` without `-l` reads no
 blob, so a partial clone lists without fetching), sizes are asked only of the blobs read.
 A bare repository is read as well: `top` is then its git folder and it has no working tree.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import posixpath
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.git.command import GitFailed, git, guard_repository, \
-    missing_message, missing_object
+from needs_microversion.loaders.git.command import GitFailed, batch, drop, git, \
+    guard_repository, missing_message, missing_object
 
 SYMLINK, SUBMODULE, TREE = "120000", "160000", "040000"
 MAX_TREE_BYTES = 256 * 2**20  # all the blobs one read takes out of git
 _PATHSPEC_CHUNK = 500  # paths per command line (Windows caps a command line at 32k chars)
-# An answer this large is not kept for the rest of the run (blob contents).
-_REMEMBERED_BYTES = 16 * 2**20
+# Object ids asked of the running `cat-file` at a time: their lines (41 or 65 bytes) stay
+# within what it takes in one request (command.Batch.REQUEST_BYTES).
+_REQUEST_IDS = 400
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,12 @@ class Repo:
             return ("dir", None) if found else ("", None)
         if not path:
             return "dir", None
+        listed = _LISTINGS.get((str(self.top), commit))
+        if listed is not None:  # the whole tree was listed: asked of it, not of git
+            known = listed.by_path.get(path)
+            if known is not None:
+                return "file", known
+            return ("dir", None) if listed.under(path) else ("", None)
         for item in self._tree(commit, [path], recursive=False):
             if item.path == path:
                 return ("dir", None) if item.mode == TREE else ("file", item)
@@ -130,9 +139,14 @@ class Repo:
     def entries(self, commit: str | None, paths: Sequence[str]) -> list[Entry]:
         """Every file at or below PATHs (recursively); submodules left out."""
         found: list[Entry] = []
+        listed = None if commit is None else _LISTINGS.get((str(self.top), commit))
         if not paths:  # the whole repository
             found = self._index() if commit is None else self._tree(commit, [], recursive=True)
-        for start in range(0, len(paths), _PATHSPEC_CHUNK):
+            if commit is not None:
+                _LISTINGS.keep((str(self.top), commit), found)
+        elif listed is not None:  # the whole tree was listed: its part, in git's order
+            found = listed.below(paths)
+        for start in range(0, len(paths) if listed is None else 0, _PATHSPEC_CHUNK):
             chunk = list(paths[start:start + _PATHSPEC_CHUNK])
             found.extend(self._index(*chunk) if commit is None
                          else self._tree(commit, chunk, recursive=True))
@@ -190,16 +204,12 @@ class Repo:
         wanted = sorted(asked - set(known))
         if not wanted:
             return known
-        request = "".join(f"{sha}\n" for sha in wanted).encode()
-        out = self.git("cat-file", "--batch-check=%(objectname) %(objectsize)",
-                       stdin=request).decode()
         found = {}
-        for line in out.splitlines():
-            name, _, size = line.partition(" ")
-            if not size.isdigit():  # "<sha> missing": a partial or broken clone
-                raise InputError(missing_message(name, self.top), display)
-            found[name] = int(size)
-            _OBJECTS.sized((str(self.top), name), int(size))
+        for answer in self._batch("--batch-check=%(objectname) %(objectsize)", wanted,
+                                  display):
+            name, _, size = answer.partition(b" ")
+            found[name.decode()] = int(size)
+            _OBJECTS.sized((str(self.top), name.decode()), int(size))
         return {**known, **found}
 
     def blobs(self, items: Iterable[Entry], display: str, limit: int | None = None
@@ -227,21 +237,115 @@ class Repo:
         wanted = [sha for sha in wanted if sha not in found]
         if not wanted:
             return found
-        request = "".join(f"{sha}\n" for sha in wanted).encode()
-        total = sum(sizes[sha] or 0 for sha in wanted)
-        out = self.git("cat-file", "--batch", stdin=request,
-                       remember=total < _REMEMBERED_BYTES)
-        at = 0
-        while at < len(out):
-            end = out.index(b"\n", at)
-            header = out[at:end].decode().split(" ")
-            if len(header) != 3:  # "<sha> missing": a partial or broken clone
-                raise InputError(missing_message(header[0], self.top), display)
-            size = int(header[2])
-            found[header[0]] = out[end + 1:end + 1 + size]
-            _OBJECTS.keep((str(self.top), header[0]), found[header[0]])
-            at = end + 1 + size + 1
+        for name, data in self._contents(wanted, sizes, display):
+            found[name] = data
+            _OBJECTS.keep((str(self.top), name), data)
         return found
+
+    def _contents(self, shas: list[str], sizes: dict[str, int | None], display: str
+                  ) -> Iterator[tuple[str, bytes]]:
+        """(id, bytes) of each object, from the running `cat-file --batch`. Their sizes
+        were checked against the limits: an object larger than its size (a listing out of
+        step with the object store) is an error, never a read without bound."""
+        running = batch(self.top, "cat-file", "--batch")
+        expected = {sha: sizes.get(sha) for sha in shas}
+        try:
+            for start in range(0, len(shas), _REQUEST_IDS):
+                chunk = shas[start:start + _REQUEST_IDS]
+                running.ask("".join(f"{sha}\n" for sha in chunk).encode())
+                for _ in chunk:
+                    header = running.line().decode("ascii", "replace").split(" ")
+                    if len(header) != 3 or not header[2].isdigit():
+                        raise InputError(missing_message(header[0], self.top), display)
+                    size, bound = int(header[2]), expected.get(header[0])
+                    if bound is not None and size > bound:
+                        raise InputError(f"git object {header[0]} is not the size git "
+                                         f"listed", display)
+                    yield header[0], running.take(size)
+        except GitFailed as exc:  # it ended: a missing object (a partial clone), or worse
+            drop(running)
+            raise self._failed(exc, display) from None
+        except BaseException:
+            drop(running)  # answers may be pending: the next read starts another
+            raise
+
+    def _batch(self, option: str, shas: list[str], display: str) -> list[bytes]:
+        """The answer line of each object id from the running `cat-file` of `option`."""
+        running = batch(self.top, "cat-file", option)
+        answers: list[bytes] = []
+        try:
+            for start in range(0, len(shas), _REQUEST_IDS):
+                chunk = shas[start:start + _REQUEST_IDS]
+                running.ask("".join(f"{sha}\n" for sha in chunk).encode())
+                for _ in chunk:
+                    answer = running.line()
+                    name, _, rest = answer.partition(b" ")
+                    if not rest.isdigit():  # "<sha> missing": a partial or broken clone
+                        raise InputError(missing_message(name.decode("ascii", "replace"),
+                                                         self.top), display)
+                    answers.append(answer)
+        except GitFailed as exc:
+            drop(running)
+            raise self._failed(exc, display) from None
+        except BaseException:
+            drop(running)
+            raise
+        return answers
+
+    def _failed(self, exc: GitFailed, display: str) -> InputError:
+        sha = missing_object(exc.reason)
+        if sha is not None:
+            return InputError(missing_message(sha, self.top), display)
+        return InputError(f"git cat-file failed: {exc.reason}", display)
+
+
+class _Listing:
+    """A commit's whole tree, as `ls-tree -r` listed it: a commit never changes, so the
+    files below a folder (the api-ref tree, the samples it names) are read from it rather
+    than asked of git again."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries  # git's order
+        self.by_path = {item.path: item for item in entries}
+        self.order = {item.path: at for at, item in enumerate(entries)}
+        self.paths = sorted(self.by_path)
+
+    def under(self, folder: str) -> list[str]:
+        """The paths below `folder`."""
+        prefix = folder.rstrip("/") + "/"
+        start = bisect.bisect_left(self.paths, prefix)
+        end = bisect.bisect_left(self.paths, prefix[:-1] + chr(ord("/") + 1), start)
+        return self.paths[start:end]
+
+    def below(self, paths: Sequence[str]) -> list[Entry]:
+        """The files at or below each of `paths`, each once, in git's order."""
+        if "" in paths:  # the top: everything
+            return list(self.entries)
+        found = {name for path in paths
+                 for name in ([path] if path in self.by_path else self.under(path))}
+        return [self.by_path[name] for name in sorted(found, key=self.order.__getitem__)]
+
+
+class _Listings:
+    """The last few commits' whole listings (`history` walks on; `check` reads two)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> _Listing | None:
+        found = self.kept.get(key)
+        if found is not None:
+            self.kept.move_to_end(key)
+        return found
+
+    def keep(self, key: tuple[str, str], entries: list[Entry]) -> None:
+        self.kept[key] = _Listing(entries)
+        while len(self.kept) > self.limit:
+            self.kept.popitem(last=False)
+
+
+_LISTINGS = _Listings(4)
 
 
 class _Objects:
