@@ -41,34 +41,38 @@ _TOP_MARK = "/\u0000needs-microversion-top\u0000"
 def kept_reading(target: Path, files: InMemory, display: str,
                  keep_major: bool | None) -> ApiRefResult:
     """The tree's reading: kept from an earlier run when every file is the same, else read
-    (and kept, also by blob ids when the tree is REV:PATH)."""
+    and kept: by blob ids when the tree is REV:PATH (`by_blobs` looked before the tree was
+    taken out of git), else by the content of every file."""
     from needs_microversion.loaders.apiref.reader import load_apiref
 
     top = _top(target)
     cache = ParsedCache("apiref")
-    key = cache.key("api-ref", [*_settings(keep_major, target, top),
-                                *((os.path.relpath(path, top), content_digest(data))
-                                  for path, data in files.files.items())])
-    kept = _reading(cache.get(key), top, display)
+    place = _blob_place(display, target)
+    key = None if place is not None else cache.key(
+        "api-ref", [*_settings(keep_major, target, top),
+                    *((os.path.relpath(path, top), content_digest(data))
+                      for path, data in files.files.items())])
+    kept = None if key is None else _reading(cache.get(key), top, display)
     if kept is not None:
         return kept
     result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
     text = _portable(result, top, display)
-    if text is not None:
+    if text is not None and key is not None:
         cache.put(key, text)
-        _keep_by_blobs(cache, display, keep_major, target, top, files, text)
+    elif text is not None and place is not None:
+        _keep_by_blobs(cache, place, keep_major, target, top, files, text)
     return result
 
 
-def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult] | None:
-    """REV:PATH's tree reading kept by an earlier run, found from git's listing alone;
-    None when none is kept, or `display` is no plain folder at a revision."""
-    from needs_microversion.loaders.git import rev_path
-    from needs_microversion.loaders.git.copy import folder_top, outside_entries
+_Place = tuple["Repo", "str | None", str, dict[str, str]]  # repo, commit, path, its blobs
 
-    cache = ParsedCache("apiref")
-    if not cache.on:
-        return None
+
+def _blob_place(display: str, target: Path | None = None) -> _Place | None:
+    """Where REV:PATH's folder is in git, with its files' blob ids; None when `display` is
+    no plain folder at a revision (or, given, not the tree at `target`)."""
+    from needs_microversion.loaders.git import rev_path
+    from needs_microversion.loaders.git.copy import folder_top
+
     try:
         found = rev_path(display, None)
     except InputError:  # not REV:PATH after all: read the long way, which says why
@@ -77,8 +81,21 @@ def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult]
         return None
     repo, commit, path = found
     inside = _listing(repo, commit, path)
-    if inside is None:
+    if inside is None or (target is not None and folder_top(commit) / path != target):
         return None
+    return repo, commit, path, inside
+
+
+def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult] | None:
+    """REV:PATH's tree reading kept by an earlier run, found from git's listing alone;
+    None when none is kept, or `display` is no plain folder at a revision."""
+    from needs_microversion.loaders.git.copy import folder_top, outside_entries
+
+    cache = ParsedCache("apiref")
+    place = _blob_place(display) if cache.on else None
+    if place is None:
+        return None
+    repo, commit, path, inside = place
     top = str(folder_top(commit))
     target = Path(top, path)
     entry = cache.get(_blob_key(cache, keep_major, target, top, inside))
@@ -92,22 +109,13 @@ def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult]
     return None if kept is None else (target, kept)
 
 
-def _keep_by_blobs(cache: ParsedCache, display: str, keep_major: bool | None, target: Path,
-                   top: str, files: InMemory, text: str) -> None:
-    """Keep the reading under the blob ids of what it read, when `display` is REV:PATH."""
-    from needs_microversion.loaders.git import rev_path
-    from needs_microversion.loaders.git.copy import folder_top, outside_entries, outside_names
+def _keep_by_blobs(cache: ParsedCache, place: _Place, keep_major: bool | None,
+                   target: Path, top: str, files: InMemory, text: str) -> None:
+    """Keep the reading under the blob ids of what it read: the folder's, and those of the
+    files outside it that its directives name (present or not)."""
+    from needs_microversion.loaders.git.copy import outside_entries, outside_names
 
-    try:
-        found = rev_path(display, None)
-    except InputError:  # kept by content only
-        return
-    if found is None:
-        return
-    repo, commit, path = found
-    inside = _listing(repo, commit, path)
-    if inside is None or folder_top(commit) / path != target:
-        return
+    repo, commit, path, inside = place
     held = {os.path.relpath(name, top): data for name, data in files.files.items()}
     names = outside_names(path, {name: held[name] for name in inside if name in held})
     outside = outside_entries(repo, commit, names)

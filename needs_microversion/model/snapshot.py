@@ -7,7 +7,6 @@ handles on the raw document (`RawSchema`) and are normalised lazily through the 
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -51,16 +50,26 @@ class Location:
         """Read the "file:line (file:line)" form our own loaders write (a table row, then the
         parameters.yaml entry it names); an api-ref tree's files are named from its folder,
         so the user can open them."""
-        match = re.match(r"([^:]*):(\d+)(?:\s*\(([^()]+:\d+)\))?", text)
+        match = _LOCATION.match(text)
         if not match:
             return cls(text.strip() or doc.display)
         file, line, definition = match.group(1), int(match.group(2)), match.group(3) or ""
         if not file:
             return cls(doc.display, line)
-        if doc.format == "api-ref":
-            file = posixpath.join(doc.display, file)
-            definition = posixpath.join(doc.display, definition) if definition else ""
+        if doc.format == "api-ref":  # posixpath.join's answer, made for every element
+            file = _joined(doc.display, file)
+            definition = _joined(doc.display, definition) if definition else ""
         return cls(file, line, definition=definition)
+
+
+_LOCATION = re.compile(r"([^:]*):(\d+)(?:\s*\(([^()]+:\d+)\))?")
+
+
+def _joined(folder: str, name: str) -> str:
+    """posixpath.join(folder, name), for two parts."""
+    if name.startswith("/"):
+        return name
+    return folder + name if not folder or folder.endswith("/") else f"{folder}/{name}"
 
 
 @dataclass(frozen=True)

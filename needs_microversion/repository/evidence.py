@@ -190,11 +190,11 @@ def _gates_added(paths: tuple[str, ...], texts: _CodeTexts | None, major: int | 
     """The microversions the change's code starts gating on, each with its first place
     (`file:line`), from the version-gate index of the changed files (decorators, checks,
     named versions: cinder's `mv.X`, ironic's `MINOR_n_*`); a bare `'X.Y'` string is not a
-    gate. A gate a file already had (as many times) is not new."""
+    gate. A gate a file already had (as many times) is not new; no code changed, none is."""
+    if texts is None or not paths:
+        return ()
     from needs_microversion.loaders.code.gates import version_gates
 
-    if texts is None:
-        return ()
     named = tuple(path for path in new_side.files()
                   if _NAMED_VERSIONS.search(path) and path not in paths and is_code(path))
     try:

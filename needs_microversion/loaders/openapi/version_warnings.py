@@ -57,6 +57,7 @@ def openstack_nodes(doc: Document, refs: list[bool] | None = None
     found: list[tuple[_Link, Mapping[str, Any]]] = []
     # Each entry links to its parent's (a pointer is spelled out only for what is reported).
     pending: list[tuple[Any, _Link, bool]] = [(doc.data, None, False)]
+    push = pending.append  # plain loops: a 2 MB document's walk is a hot path of `check`
     while pending:
         node, link, names = pending.pop()
         if type(node) is dict:
@@ -64,12 +65,15 @@ def openstack_nodes(doc: Document, refs: list[bool] | None = None
                 found.append((link, node))
             if refs is not None and "$ref" in node and not refs:
                 refs.append(True)
-            pending.extend((value, (link, key), not names and key in NAME_MAPS)
-                           for key, value in node.items()
-                           if type(value) in (dict, list) and (names or key not in DATA_KEYS))
+            for key, value in node.items():
+                kind = type(value)
+                if (kind is dict or kind is list) and (names or key not in DATA_KEYS):
+                    push((value, (link, key), not names and key in NAME_MAPS))
         elif type(node) is list:
-            pending.extend((value, (link, i), False) for i, value in enumerate(node)
-                           if type(value) in (dict, list))
+            for i, value in enumerate(node):
+                kind = type(value)
+                if kind is dict or kind is list:
+                    push((value, (link, i), False))
     return found
 
 
