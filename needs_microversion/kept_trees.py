@@ -6,12 +6,12 @@ share most of their files.
     found = by_blobs("HEAD~1:api-ref/source", keep_major)        # (folder, reading) or None
 
 `kept_reading` reads a tree taken out of git (`loaders/git/copy`) and keeps the reading by
-the digests of the files it holds. `by_blobs` finds a kept reading before anything is taken
-out of git: by the blob ids of the folder's files (git names content: one `ls-tree`), and
-of the files outside it that the kept reading says its directives name (nova's samples),
+blob ids; `by_blobs` finds it before anything is taken out of git: by the blob ids of the
+folder's files (git names content: one `ls-tree`), and of the files outside it that the
+folder's directives name (nova's samples; the names are kept by the folder's blobs),
 present or absent, so a base side already read costs a listing, not a read of 2,000 files.
-A folder with a symlink in it is read the long way (a link's blob is its target's name, not
-its content).
+A folder with a symlink in it is kept by the digests of the files read (a link's blob is
+its target's name, not its content).
 
 The tree's in-memory top names its commit (`/needs-microversion-<commit>`): it is kept as a
 placeholder and put back, and the name the tree was read as (`HEAD~1:api-ref/source`, its
@@ -32,6 +32,7 @@ from needs_microversion.errors import InputError
 
 if TYPE_CHECKING:
     from needs_microversion.documents.files import InMemory
+    from needs_microversion.loaders.git.repo import Entry
     from needs_microversion.loaders.apiref.reader import ApiRefResult
     from needs_microversion.loaders.git import Repo
 
@@ -52,13 +53,13 @@ def kept_reading(target: Path, files: InMemory, display: str,
         "api-ref", [*_settings(keep_major, target, top),
                     *((os.path.relpath(path, top), content_digest(data))
                       for path, data in files.files.items())])
-    kept = None if key is None else _reading(cache.get(key), top, display)
+    kept = None if key is None else _reading(cache.get_text(key), top, display)
     if kept is not None:
         return kept
     result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
     text = _portable(result, top, display)
     if text is not None and key is not None:
-        cache.put(key, text)
+        cache.put_text(key, {}, text)
     elif text is not None and place is not None:
         _keep_by_blobs(cache, place, keep_major, target, top, files, text)
     return result
@@ -98,15 +99,13 @@ def by_blobs(display: str, keep_major: bool | None) -> tuple[Path, ApiRefResult]
     repo, commit, path, inside = place
     top = str(folder_top(commit))
     target = Path(top, path)
-    entry = cache.get(_blob_key(cache, keep_major, target, top, inside))
-    if not isinstance(entry, dict) or not isinstance(entry.get("outside"), dict):
+    names = cache.get(_names_key(cache, keep_major, target, top, inside))
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         return None
-    outside = outside_entries(repo, commit, sorted(entry["outside"]))
-    if {name: item.sha if item is not None else None for name, item in outside.items()} \
-            != entry["outside"]:
-        return None
-    kept = _reading(entry.get("reading"), top, display)
-    return None if kept is None else (target, kept)
+    outside = outside_entries(repo, commit, names)
+    reading = _reading(cache.get_text(_reading_key(cache, keep_major, target, top, inside,
+                                                   outside)), top, display)
+    return None if reading is None else (target, reading)
 
 
 def _keep_by_blobs(cache: ParsedCache, place: _Place, keep_major: bool | None,
@@ -119,9 +118,8 @@ def _keep_by_blobs(cache: ParsedCache, place: _Place, keep_major: bool | None,
     held = {os.path.relpath(name, top): data for name, data in files.files.items()}
     names = outside_names(path, {name: held[name] for name in inside if name in held})
     outside = outside_entries(repo, commit, names)
-    cache.put(_blob_key(cache, keep_major, target, top, inside),
-              {"outside": {name: item.sha if item is not None else None
-                           for name, item in outside.items()}, "reading": text})
+    cache.put(_names_key(cache, keep_major, target, top, inside), names)
+    cache.put_text(_reading_key(cache, keep_major, target, top, inside, outside), {}, text)
 
 
 def _listing(repo: Repo, commit: str | None, path: str) -> dict[str, str] | None:
@@ -137,10 +135,21 @@ def _listing(repo: Repo, commit: str | None, path: str) -> dict[str, str] | None
     return {item.path: item.sha for item in entries}
 
 
-def _blob_key(cache: ParsedCache, keep_major: bool | None, target: Path, top: str,
-              inside: dict[str, str]) -> str:
-    return cache.key("api-ref-by-blobs", [*_settings(keep_major, target, top),
-                                          *inside.items()])
+# Two entries: the names a folder's directives give outside it (what its own blobs say),
+# then the reading, by the blobs of both. Two revisions with the same folder and other
+# samples (a change to doc/api_samples alone) have one first entry and two readings.
+def _names_key(cache: ParsedCache, keep_major: bool | None, target: Path, top: str,
+               inside: dict[str, str]) -> str:
+    return cache.key("api-ref-outside-names", [*_settings(keep_major, target, top),
+                                               *inside.items()])
+
+
+def _reading_key(cache: ParsedCache, keep_major: bool | None, target: Path, top: str,
+                 inside: dict[str, str], outside: dict[str, Entry | None]) -> str:
+    return cache.key("api-ref-by-blobs", [
+        *_settings(keep_major, target, top), *inside.items(),
+        *((f"outside:{name}", item.sha if item is not None else "") for name, item
+          in outside.items())])
 
 
 def _settings(keep_major: bool | None, target: Path, top: str) -> list[tuple[str, str]]:
@@ -162,14 +171,14 @@ def _portable(result: ApiRefResult, top: str, display: str) -> str | None:
     return None if _TOP_MARK in text else text.replace(top, _TOP_MARK)
 
 
-def _reading(kept: Any, top: str, display: str) -> ApiRefResult | None:
-    """A kept reading back, as read from `top` under the name `display`."""
+def _reading(kept: tuple[Any, str] | None, top: str, display: str) -> ApiRefResult | None:
+    """A kept reading back (`get_text`'s), as read from `top` under the name `display`."""
     from needs_microversion.loaders.apiref.reader import ApiRefResult
 
-    if not isinstance(kept, str):
+    if kept is None:
         return None
     try:
-        data = json.loads(kept.replace(_TOP_MARK, top))
+        data = json.loads(kept[1].replace(_TOP_MARK, top))
         document = data["document"]
         if data["titled"]:
             document["info"]["title"] = display

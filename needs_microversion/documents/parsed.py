@@ -66,13 +66,37 @@ class ParsedCache:
         return entry.get("data")
 
     def put(self, key: str, data: Any) -> None:
-        if self._folder is None:
-            return
         try:
             text = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"))
         except (TypeError, ValueError):
             return  # not plain data: not kept
-        if len(text) > _MAX_ENTRY:
+        self._write(key, text)
+
+    def put_text(self, key: str, data: Any, text: str) -> None:
+        """Keep `data` and a text beside it, the text as it is: a reading already written
+        as JSON (an api-ref tree's, 2 MB) is not escaped into a JSON string, nor read back
+        out of one."""
+        try:
+            head = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return
+        self._write(key, f"{head}\n{text}")  # JSON as json.dumps writes it: one line
+
+    def get_text(self, key: str) -> tuple[Any, str] | None:
+        """What `put_text` kept: (data, text); None for anything else."""
+        raw = None if self._folder is None else self._folder.read(self._folder.name(key),
+                                                                   _MAX_ENTRY)
+        head, newline, text = (raw or b"").partition(b"\n")
+        try:
+            entry = json.loads(head) if newline else None
+        except ValueError:
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
+            return None
+        return entry.get("data"), text.decode("utf-8", "surrogatepass")
+
+    def _write(self, key: str, text: str) -> None:
+        if self._folder is None or len(text) > _MAX_ENTRY:
             return
         if self._folder.write(self._folder.name(key), text.encode("utf-8", "surrogatepass")):
             # Pruning lists the folder: a cache of thousands of small entries (history's

@@ -214,6 +214,28 @@ def test_a_kept_tree_is_found_by_blob_ids_without_reading_it(project: Project,
     assert again.warnings and all(w.startswith("HEAD:api-ref/source/") for w in again.warnings)
 
 
+def test_revisions_that_differ_in_samples_alone_keep_a_reading_each(project: Project,
+                                                                    monkeypatch) -> None:
+    """Same folder, another sample: two readings, each found by its own revision (one kept
+    reading per folder would be overwritten by the other, and both sides read again)."""
+    from needs_microversion.kept_trees import by_blobs
+
+    sample = "doc/api_samples/servers/server-get-resp.json"
+    monkeypatch.chdir(project.top)
+    project.commit({sample: '{"server": {"name": "b", "extra": 1}}\n'})
+    fresh = {}
+    for rev in ("HEAD~1", "HEAD"):
+        copy = checkout(f"{rev}:api-ref/source")
+        assert copy is not None
+        fresh[rev] = _tree_reading(copy.local, copy, f"{rev}:api-ref/source", None, None)
+    assert json.dumps(fresh["HEAD~1"].document) != json.dumps(fresh["HEAD"].document)
+    _reads_no_blob(monkeypatch)
+    for rev in ("HEAD~1", "HEAD", "HEAD~1"):
+        found = by_blobs(f"{rev}:api-ref/source", None)
+        assert found is not None and json.dumps(found[1].document) == json.dumps(
+            fresh[rev].document)
+
+
 def test_a_changed_sample_outside_the_tree_is_read_again(project: Project, monkeypatch,
                                                         run_cli) -> None:
     """The samples a tree's directives name (nova's doc/api_samples) are part of what is
@@ -226,8 +248,9 @@ def test_a_changed_sample_outside_the_tree_is_read_again(project: Project, monke
     args = ("check", "--from-ref", "HEAD", "--to-ref", "HEAD", "--no-validate")
     assert run_cli(*args)[0] == 0  # reads and keeps HEAD's tree
     assert by_blobs("HEAD:api-ref/source", None) is not None
-    assert any(f'"outside":{{"{sample}":' in entry.read_text()
-               for entry in _entries(project, "apiref"))
+    assert any(text.startswith('{"format":1,"data":[') and f'"{sample}"' in text
+               for text in (entry.read_text() for entry in _entries(project, "apiref"))
+               )  # the names it reads outside the folder
     for change in ({sample: '{"server": {"name": "b", "extra": 1}}\n'}, {sample: None}):
         project.commit(change)
         assert by_blobs("HEAD:api-ref/source", None) is None
