@@ -115,7 +115,9 @@ def _keep_by_blobs(cache: ParsedCache, place: _Place, keep_major: bool | None,
     from needs_microversion.loaders.git.copy import outside_entries, outside_names
 
     repo, commit, path, inside = place
-    held = {os.path.relpath(name, top): data for name, data in files.files.items()}
+    prefix = top.rstrip("/") + "/"  # the files lie below the top: no relpath for each
+    held = {str(name)[len(prefix):]: data for name, data in files.files.items()
+            if str(name).startswith(prefix)}
     names = outside_names(path, {name: held[name] for name in inside if name in held})
     outside = outside_entries(repo, commit, names)
     cache.put(_names_key(cache, keep_major, target, top, inside), names)

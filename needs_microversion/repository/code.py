@@ -82,12 +82,12 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
                          "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
              "inputs": revision.blob_ids(contract.inputs),
              "folders": [list(f) for f in contract.folders]}
-    (keep.append if keep is not None else _now)(partial(cache.put, key, entry))
+    put = partial(cache.put, key, entry)
+    if keep is None:
+        put()
+    else:
+        keep.append(put)
     return reading
-
-
-def _now(work: Callable[[], None]) -> None:
-    work()
 
 
 def read_then_keep(revision: Revision) -> tuple[Callable[[], CodeReading | None], None,

@@ -28,6 +28,7 @@ and runs clean filters.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import stat
@@ -298,10 +299,6 @@ def batch(cwd: Path, *args: str) -> Batch:
         return found
     if found is not None:
         drop(found)
-    if not _BATCHES:
-        import atexit
-
-        atexit.register(end_batches)
     _BATCHES[key] = started = Batch(cwd, *args)
     return started
 
@@ -317,20 +314,16 @@ def drop(running: Batch) -> None:
 
 
 def end_batches() -> None:
+    """End this process's batches (at exit); in a forked child, close its copies of the
+    parent's pipes (they are not its to use or end)."""
     while _BATCHES:
         _, running = _BATCHES.popitem()
         running.end()
 
 
-def _forget_batches() -> None:
-    """In a forked child: the parent's batches are not this process's to use or end."""
-    while _BATCHES:
-        _, running = _BATCHES.popitem()
-        running.end()  # closes this process's copies of the pipes only
-
-
+atexit.register(end_batches)
 if hasattr(os, "register_at_fork"):  # POSIX: elsewhere no process forks
-    os.register_at_fork(after_in_child=_forget_batches)
+    os.register_at_fork(after_in_child=end_batches)
 
 
 def missing_object(reason: str) -> str | None:

@@ -132,7 +132,22 @@ def _named_outside(repo: Repo, commit: str | None, source: str, display: str,
 
 def outside_names(source: str, inside_files: Mapping[str, bytes]) -> list[str]:
     """The paths outside the api-ref folder `source` that its directives may name, from
-    the folder's files (`inside_files`, by path from the top)."""
+    the folder's files (`inside_files`, by path from the top). Remembered for the last few
+    folders: a tree taken out of git is then kept by them (`kept_trees`)."""
+    key = (source, tuple(sorted((name, raw) for name, raw in inside_files.items()
+                                if name.endswith((".rst", ".inc")))))
+    found = _NAMES.get(key)
+    if found is None:
+        found = _NAMES[key] = _outside_names(source, inside_files)
+        while len(_NAMES) > 4:
+            del _NAMES[next(iter(_NAMES))]
+    return list(found)
+
+
+_NAMES: dict[tuple[str, tuple[tuple[str, bytes], ...]], list[str]] = {}
+
+
+def _outside_names(source: str, inside_files: Mapping[str, bytes]) -> list[str]:
     inside = f"{source}/" if source else ""
     # Universal newlines, as a text read gives them: a CRLF file names its samples too.
     texts = {name: raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
