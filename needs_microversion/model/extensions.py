@@ -91,3 +91,13 @@ def is_container(node: Mapping[str, Any], kind: str) -> bool:
     ext = node.get(OPENSTACK_KEY)
     return isinstance(ext, dict) and ext.get(DISCRIMINATOR_KEY) == kind and isinstance(
         node.get("oneOf"), list)
+
+
+def splits_by_action(raw_op: Mapping[str, Any]) -> bool:
+    """Whether a raw operation's request body, written in place (no `$ref`), is an action
+    container: one operation per action."""
+    body = raw_op.get("requestBody")
+    content = body.get("content") if isinstance(body, dict) else None
+    return isinstance(content, dict) and any(
+        isinstance(media, dict) and isinstance(media.get("schema"), dict)
+        and is_container(media["schema"], "action") for media in content.values())

@@ -23,7 +23,7 @@ from needs_microversion.loaders.openapi.version_warnings import openstack_nodes,
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
     ACTION_NAME_KEY, ASIDES_KEY, EXAMPLE_BODIES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY,
-    is_container, openstack_range)
+    is_container, openstack_range, splits_by_action)
 from needs_microversion.model.schema import RawSchema
 from needs_microversion.model.snapshot import (
     Location, OpKey, Operation, Operations, Parameter, Response, Snapshot, path_shape, placeholders)
@@ -100,7 +100,11 @@ class SnapshotBuilder:
         raws: dict[OpKey, Any] = {}
         # Action bodies split one operation into several: only documents that can say so
         # (x-openstack) are built eagerly; the others build an operation when it is compared.
+        # A document the tool made (no `$ref`) is built eagerly only where a request body
+        # is such a split: an operation the change leaves alone is then never built (nova's
+        # api-ref, ~500 operations, and its code's are most of a `check`'s snapshot).
         eager = self.source != "openapi" or OPENSTACK_KEY in self.doc.text
+        plain_made = walked is not None and not refs
         # What every operation inherits: a change here is a change to all of them.
         shared = (*(self.data.get(k) for k in ("security", "consumes", "produces")),
                   security.schemes(self.data, self.swagger))
@@ -111,7 +115,7 @@ class SnapshotBuilder:
                 op_pointer = (*item_pointer, method)
                 raw_op = self.expect_mapping(item[method], op_pointer, f"operation {method} {path}")
                 args = (path, action or None, method, item, raw_op, op_pointer)
-                if eager:
+                if eager and not (plain_made and not splits_by_action(raw_op)):
                     built = {op.key: op for op in self.operations(*args)}
                     made = {key: (lambda op=op: op) for key, op in built.items()}
                 else:
