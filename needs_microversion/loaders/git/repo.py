@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from needs_microversion.errors import InputError
-from needs_microversion.loaders.git.command import GitFailed, batch, drop, git, \
+from needs_microversion.loaders.git.command import Batch, GitFailed, batch, drop, git, \
     guard_repository, missing_message, missing_object
 
 SYMLINK, SUBMODULE, TREE = "120000", "160000", "040000"
@@ -204,12 +204,9 @@ class Repo:
         wanted = sorted(asked - set(known))
         if not wanted:
             return known
-        found = {}
-        for answer in self._batch("--batch-check=%(objectname) %(objectsize)", wanted,
-                                  display):
-            name, _, size = answer.partition(b" ")
-            found[name.decode()] = int(size)
-            _OBJECTS.sized((str(self.top), name.decode()), int(size))
+        found = dict(self._sizes(wanted, display))
+        for sha, size in found.items():
+            _OBJECTS.sized((str(self.top), sha), size)
         return {**known, **found}
 
     def blobs(self, items: Iterable[Entry], display: str, limit: int | None = None
@@ -247,50 +244,40 @@ class Repo:
         """(id, bytes) of each object, from the running `cat-file --batch`. Their sizes
         were checked against the limits: an object larger than its size (a listing out of
         step with the object store) is an error, never a read without bound."""
-        running = batch(self.top, "cat-file", "--batch")
-        expected = {sha: sizes.get(sha) for sha in shas}
+        for running, sha, size in self._answers("--batch", shas, display):
+            bound = sizes.get(sha)
+            if bound is not None and size > bound:
+                raise InputError(f"git object {sha} is not the size git listed", display)
+            yield sha, running.take(size)
+
+    def _sizes(self, shas: list[str], display: str) -> Iterator[tuple[str, int]]:
+        for _, sha, size in self._answers("--batch-check=%(objectname) %(objectsize)",
+                                          shas, display):
+            yield sha, size
+
+    def _answers(self, option: str, shas: list[str], display: str
+                 ) -> Iterator[tuple[Batch, str, int]]:
+        """(the running `cat-file`, id, size) of each object, from the header line of its
+        answer (`--batch` then sends its content, which the caller takes). A missing
+        object (a partial or broken clone) is an error naming it and the command that
+        fetches it; on any error the running `cat-file` is ended: answers may be pending."""
+        running = batch(self.top, "cat-file", option)
         try:
             for start in range(0, len(shas), _REQUEST_IDS):
                 chunk = shas[start:start + _REQUEST_IDS]
                 running.ask("".join(f"{sha}\n" for sha in chunk).encode())
                 for _ in chunk:
-                    header = running.line().decode("ascii", "replace").split(" ")
-                    if len(header) != 3 or not header[2].isdigit():
-                        raise InputError(missing_message(header[0], self.top), display)
-                    size, bound = int(header[2]), expected.get(header[0])
-                    if bound is not None and size > bound:
-                        raise InputError(f"git object {header[0]} is not the size git "
-                                         f"listed", display)
-                    yield header[0], running.take(size)
+                    name, _, rest = running.line().decode("ascii", "replace").partition(" ")
+                    size = rest.rpartition(" ")[2]
+                    if not size.isdigit():  # "<sha> missing"
+                        raise InputError(missing_message(name, self.top), display)
+                    yield running, name, int(size)
         except GitFailed as exc:  # it ended: a missing object (a partial clone), or worse
             drop(running)
             raise self._failed(exc, display) from None
         except BaseException:
-            drop(running)  # answers may be pending: the next read starts another
-            raise
-
-    def _batch(self, option: str, shas: list[str], display: str) -> list[bytes]:
-        """The answer line of each object id from the running `cat-file` of `option`."""
-        running = batch(self.top, "cat-file", option)
-        answers: list[bytes] = []
-        try:
-            for start in range(0, len(shas), _REQUEST_IDS):
-                chunk = shas[start:start + _REQUEST_IDS]
-                running.ask("".join(f"{sha}\n" for sha in chunk).encode())
-                for _ in chunk:
-                    answer = running.line()
-                    name, _, rest = answer.partition(b" ")
-                    if not rest.isdigit():  # "<sha> missing": a partial or broken clone
-                        raise InputError(missing_message(name.decode("ascii", "replace"),
-                                                         self.top), display)
-                    answers.append(answer)
-        except GitFailed as exc:
-            drop(running)
-            raise self._failed(exc, display) from None
-        except BaseException:
             drop(running)
             raise
-        return answers
 
     def _failed(self, exc: GitFailed, display: str) -> InputError:
         sha = missing_object(exc.reason)
