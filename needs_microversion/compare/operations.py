@@ -307,10 +307,13 @@ def _same_contract(a: Any, b: Any) -> bool:
         return True
     if isinstance(a, dict) and isinstance(b, dict):
         keys = a.keys() - {LOCATION_KEY}
-        return keys == b.keys() - {LOCATION_KEY} and all(_same_contract(a[k], b[k])
-                                                         for k in keys)
+        # Members equal at C speed (as `unchanged` compares whole operations) are not
+        # walked: only those where a row's place moved are (a code change moves them all).
+        return keys == b.keys() - {LOCATION_KEY} and all(
+            a[k] == b[k] or _same_contract(a[k], b[k]) for k in keys)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_same_contract, a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(
+            x == y or _same_contract(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and bool(a == b)
 
 

@@ -72,7 +72,8 @@ class RefTaint:
     def _dirty_refs(self) -> frozenset[str]:
         """Refs whose target differs, or reaches (through refs) one that differs: a fixpoint
         over the old document's ref graph, so cycles cannot hide a change."""
-        written = _refs_written(self.old.document)
+        # A document the tool made says whether it holds a ref (its builder looked).
+        written = frozenset() if self.old.refs is False else _refs_written(self.old.document)
         self._known = self.refs_in(self.old.document.data) if written is None else written
         dirty: set[str] = set()
         users: dict[str, set[str]] = {}

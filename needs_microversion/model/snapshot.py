@@ -181,6 +181,7 @@ class Snapshot:
     operations: Operations
     schemas: SchemaLookup  # normalises this snapshot's schemas, once each
     warnings: tuple[str, ...] = ()
+    refs: bool | None = None  # whether the document holds a `$ref` (None: not looked for)
 
     def info(self, key: str) -> Any:
         """One member of the document's `info` (the loaders' `x-needs-microversion-*`

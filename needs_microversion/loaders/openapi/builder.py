@@ -140,7 +140,8 @@ class SnapshotBuilder:
                         bounds=frozenset(b for r in ranges for b in r.bounds()),
                         operations=Operations(factories, raws, bare), schemas=self.schemas,
                         warnings=tuple(w for doc, nodes in marked
-                                       for w in version_warnings(doc, nodes)))
+                                       for w in version_warnings(doc, nodes)),
+                        refs=None if walked is None else bool(refs))
 
     def max_version(self, ranges: list[VersionRange]) -> Version | None:
         info = self.data.get("info")

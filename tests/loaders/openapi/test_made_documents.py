@@ -57,3 +57,18 @@ def test_an_operation_a_change_leaves_alone_is_never_built(monkeypatch) -> None:
     assert {change.op_key for change in changes} == {OpKey("PUT", "/servers/{}", None)}
     assert built.count("/servers") == 0  # unchanged: never built
     assert new.operations[OpKey("GET", "/servers", None)].versions.lo is not None
+
+
+def test_a_made_document_says_whether_it_holds_a_ref() -> None:
+    """The walk that finds its microversions looked: the comparison then looks for no ref
+    to follow (an OpenAPI file's author may write refs anywhere: not known, looked for)."""
+    assert made(servers("string"), "code:old").refs is False
+    with_ref = servers("string")
+    with_ref["/servers/{id}"]["put"]["requestBody"]["content"]["application/json"][
+        "schema"] = {"$ref": "#/components/schemas/Server"}
+    data = {"openapi": "3.1.0", "info": {"title": "t", "version": "2.10"}, "paths": with_ref,
+            "components": {"schemas": {"Server": {"type": "object"}}}}
+    top = Path("/", "code")
+    snapshot = builder.load_openapi(Document(path=top, display="code:x", root=top, text="",
+                                             data=data, format="code"), source="code")
+    assert snapshot.refs is True
