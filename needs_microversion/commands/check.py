@@ -174,8 +174,6 @@ def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
             touches_api_code((name,), project) for name in _touched(plan, request)))
 
 
-
-
 class _SideReader:
     """One side's code contract, read when first asked: by the documents' judge (did the
     base code serve what they add?) or by the code's own report, whichever comes first. A
