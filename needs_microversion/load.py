@@ -317,8 +317,9 @@ def code_snapshot(path: str) -> Snapshot:
     revision = Revision.at(repo, rev) if rev else Revision.working(repo)
     side = code_side(revision, path)
     if side is None:
-        raise InputError("the code declares no contract the tool can read (nova's and "
-                         "masakari's routes, decorators and schemas)", path)
+        raise InputError("the code declares no contract the tool can read (the routes, "
+                         "decorators and schemas of nova, masakari, manila, cinder, "
+                         "placement, ironic or zun)", path)
     return _with_warnings(side.snapshot, list(side.warnings))
 
 

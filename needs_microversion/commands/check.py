@@ -167,7 +167,7 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
 
 def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
     """Whether the change edits the API's code of a project whose code declares its
-    contract (nova's, masakari's), and no configuration names the documents instead."""
+    contract (`CODE_PROJECTS`), and no configuration names the documents instead."""
     project = plan.layout.project if plan.layout is not None else ""
     return project in CODE_PROJECTS and touches_api_code(plan.changed, project) \
         and not plan.config.services and not (request.files and not any(
