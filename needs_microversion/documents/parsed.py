@@ -87,13 +87,13 @@ class ParsedCache:
         raw = None if self._folder is None else self._folder.read(self._folder.name(key),
                                                                    _MAX_ENTRY)
         head, newline, text = (raw or b"").partition(b"\n")
-        try:
+        try:  # an entry someone else wrote: not JSON, or not UTF-8, is no entry
             entry = json.loads(head) if newline else None
+            if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
+                return None
+            return entry.get("data"), text.decode("utf-8", "surrogatepass")
         except ValueError:
             return None
-        if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
-            return None
-        return entry.get("data"), text.decode("utf-8", "surrogatepass")
 
     def _write(self, key: str, text: str) -> None:
         if self._folder is None or len(text) > _MAX_ENTRY:

@@ -636,6 +636,19 @@ def test_one_running_cat_file_answers_every_read_of_a_run(tmp_path, monkeypatch)
     assert running and all(item.process.returncode is not None for item in running)
 
 
+def test_a_cat_file_that_ended_before_reading_says_why(tmp_path) -> None:
+    """Git gone before the request (a folder that is no repository): its own reason, as a
+    one-shot call gives it, never a broken pipe."""
+    from needs_microversion.loaders.git.command import Batch, GitFailed
+
+    running = Batch(tmp_path, "cat-file", "--batch")
+    running.process.wait(timeout=30)
+    with pytest.raises(GitFailed, match="not a git repository"):
+        running.ask(b"0" * 40 + b"\n")
+        running.line()
+    running.end()
+
+
 def test_a_missing_object_is_named_and_the_next_read_starts_afresh(tmp_path) -> None:
     from needs_microversion.loaders.git import Repo
     from needs_microversion.errors import InputError

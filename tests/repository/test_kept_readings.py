@@ -113,6 +113,25 @@ def test_a_damaged_entry_is_a_miss(project: Project, monkeypatch, junk: bytes) -
     assert fresh is not None and again is not None and again.unread == fresh.unread
 
 
+@pytest.mark.parametrize("junk", [b"", b"{", b'{"format": 1, "data": []}\n\xff\xfe',
+                                  b'{"format": 1, "data": {}}\n{"document": 1}',
+                                  b'{"format": 1, "data": ["x"]}\n{}'])
+def test_a_damaged_api_ref_entry_is_a_miss(project: Project, monkeypatch, junk: bytes) -> None:
+    """Every api-ref entry planted with junk (not JSON, not UTF-8, not a reading): the
+    tree is read again, the same."""
+    from needs_microversion.kept_trees import by_blobs
+
+    monkeypatch.chdir(project.top)
+    copy = checkout("HEAD:api-ref/source")
+    assert copy is not None
+    fresh = _tree_reading(copy.local, copy, "HEAD:api-ref/source", None, None)
+    for entry in _entries(project, "apiref"):
+        entry.write_bytes(junk)
+    assert by_blobs("HEAD:api-ref/source", None) is None
+    again = _tree_reading(copy.local, copy, "HEAD:api-ref/source", None, None)
+    assert json.dumps(again.document) == json.dumps(fresh.document)
+
+
 def test_check_says_the_same_with_and_without_kept_readings(project: Project, run_cli,
                                                            monkeypatch) -> None:
     text = (project.top / SCHEMAS).read_text()

@@ -216,8 +216,11 @@ class Batch:
         import time
 
         self.deadline = time.monotonic() + timeout()
-        self.process.stdin.write(request)
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(request)
+            self.process.stdin.flush()
+        except OSError:  # it ended before reading (a broken repository): say why
+            raise self._ended() from None
 
     def line(self) -> bytes:
         """The next answer line, without its newline."""
@@ -263,14 +266,18 @@ class Batch:
             if chunk:
                 self.buffer += chunk
                 return
-            try:  # it ended: say why, as a one-shot call would (GitFailed)
-                code = self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # its output closed, itself still there
-                self.process.kill()
-                code = self.process.wait()
-            self.errors += self.process.stderr.read(1 << 16)
-            raise GitFailed(code, _reason(bytes(self.errors))
-                            or "git cat-file ended before answering")
+            raise self._ended()
+
+    def _ended(self) -> GitFailed:
+        """Why it ended, as a one-shot call would say (its code, its first error line)."""
+        assert self.process.stderr is not None
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # its pipes closed, itself still there
+            self.process.kill()
+            code = self.process.wait()
+        self.errors += self.process.stderr.read(1 << 16)
+        return GitFailed(code, _reason(bytes(self.errors)) or "git cat-file ended before answering")
 
     def end(self) -> None:
         """Close the request pipe (git then ends) and wait for it; end it if it does not."""
