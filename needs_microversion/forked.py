@@ -302,6 +302,35 @@ def alongside(work: Callable[[], T] | None, here: Callable[[], U]) -> tuple[T | 
     return (result(child) if child is not None else None), mine
 
 
+class Later(Generic[T]):
+    """`work` done by a child started now, its answer taken when first asked; done here
+    instead when the platform cannot fork or the child fails (or answers None). (State,
+    not a record: it stands for a process still running.)"""
+
+    def __init__(self, work: Callable[[], T], *, hook: AuditHook | None = None,
+                 after: Callable[[], object] | None = None,
+                 here: Callable[[], T] | None = None) -> None:
+        self.here = here or work  # what this process does when the child gives nothing
+        self.child = start(work, hook, after)
+        self.taken = False
+        self.value: T | None = None
+
+    def __call__(self) -> T:
+        if not self.taken:
+            child, self.child, answer = self.child, None, None
+            if child is not None:  # an answer is taken once
+                answer = result(child)
+            self.value = self.here() if answer is None else answer
+            self.taken = True
+        return self.value  # type: ignore[return-value]  # set above, None only when T allows
+
+    def stop(self) -> None:
+        """End the child when its answer was never taken (the run failed first)."""
+        child, self.child = self.child, None
+        if child is not None:
+            stop(child)
+
+
 def stop(child: Child[T]) -> None:
     """End a child whose answer is no longer wanted (the parent failed first)."""
     import signal

@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,38 @@ def test_a_child_failing_before_its_answer_gives_none() -> None:
 
     child = forked.start(fails, after=lambda: None)
     assert child is not None and forked.result(child) is None
+
+
+def test_later_takes_the_childs_answer_once() -> None:
+    """The answer is the child's (a different pid's work), taken at the first call."""
+    later = forked.Later(os.getpid, here=lambda: -1)
+    assert later() not in (os.getpid(), -1)
+    assert later() == later()
+    later.stop()  # taken: nothing to end
+
+
+def test_later_does_the_work_here_when_the_child_fails() -> None:
+    """A child that raises gives no answer: the work is done here, and fails here as it
+    must (the error is this process's, exit 2, not a lost child)."""
+    def fails() -> str:
+        raise InputError("bad", "there")
+
+    assert forked.Later(fails, here=lambda: "made up here")() == "made up here"
+    with pytest.raises(InputError, match="bad"):
+        forked.Later(fails)()
+
+
+def test_later_never_taken_is_ended(tmp_path: Path) -> None:
+    """A run that fails before asking ends the child: none is left behind."""
+    later = forked.Later(lambda: time.sleep(30))
+    assert later.child is not None
+    pid = later.child.pid or 0
+    later.stop()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # already waited for
+
+
+def test_later_in_a_here_only_block_is_done_here() -> None:
+    with forked.here_only():
+        later = forked.Later(os.getpid)
+    assert later.child is None and later() == os.getpid()

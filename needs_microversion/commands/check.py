@@ -35,7 +35,8 @@ import fnmatch
 import os
 import posixpath
 from dataclasses import dataclass, field, replace
-from functools import partial
+from collections.abc import Callable
+from functools import cache, partial
 from pathlib import Path
 
 from needs_microversion.collector import collector_paused
@@ -50,8 +51,8 @@ from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree
 from needs_microversion import forked
-from needs_microversion.repository.code import CODE_PROJECTS, CodeReading, CodeSide, \
-    as_side, code_side, read_then_keep, touches_api_code
+from needs_microversion.repository.code import CODE_PROJECTS, CodeSide, as_side, \
+    code_reading, read_then_keep, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -137,23 +138,28 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     warnings = [] if warnings is None else warnings
     plan = plan_change(repo, old, new, request)
     documents: list[tuple[str, Report]] = []  # none when no API document is touched
-    evidence: dict[str, RepositoryEvidence] = {}  # by service: it may name its version file
+    evidence: dict[str, Evidence] = {}  # by service: it may name its version file
     # The code's contract is read (both sides, each in a child process) while the
     # documents are compared: the two cost about the same and do not depend on each other.
-    sides = _code_sides(plan.old, plan.new) if _reads_code(plan, request) else None
+    # So is the evidence (the version gates the changed code adds, the release tags):
+    # the documents' judge asks for it once their trees are read.
+    sides = (_SideReader(plan.old), _SideReader(plan.new)) if _reads_code(plan, request) \
+        else None
+    children: list[Callable[[], object]] = [s.stop for s in sides or ()]
     if sides is not None:  # the documents' additions are asked whether the base code served them
-        evidence[plan.service.service.name] = replace(
-            _evidence(plan.old, plan.new, plan.layout, plan.service, plan.config, plan.repo,
-                      plan.changed), served=partial(_snapshot, sides[0]))
+        found = forked.Later(partial(_evidence, plan.old, plan.new, plan.layout, plan.service,
+                                     plan.config, plan.repo, plan.changed))
+        children.append(found.stop)
+        evidence[plan.service.service.name] = cache(
+            lambda: replace(found(), served=partial(_snapshot, sides[0])))
     try:
         for target in plan.targets:
             documents += _diff_target(plan, target, request, evidence, warnings)
-    except BaseException:
-        for read in sides or ():
-            read.stop()
-        raise
-    if sides is not None:
-        documents += _diff_code(plan, request, evidence, documents, warnings, sides)
+        if sides is not None:
+            documents += _diff_code(plan, request, evidence, documents, warnings, sides)
+    finally:  # a child whose answer was not taken (the run failed first) is ended
+        for stop in children:
+            stop()
     baseline = check_baseline(request.baseline, plan.config, new) if with_baseline else None
     # A check of some files reads their documents only: the baseline's other entries are
     # not stale for that.
@@ -175,37 +181,24 @@ def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
 
 
 class _SideReader:
-    """One side's code contract, read when first asked: by the documents' judge (did the
-    base code serve what they add?) or by the code's own report, whichever comes first. A
-    child's answer can be taken once; a side whose child failed is read here, and so fails
-    here if it must. (State, not a record: it stands for a process still running.)"""
+    """One side's code contract, read by a child started now and taken when first asked:
+    by the documents' judge (did the base code serve what they add?) or by the code's own
+    report, whichever comes first. A side whose child failed is read here, and so fails
+    here if it must. The child answers, then keeps a fresh reading in the cache while this
+    process judges it."""
 
-    def __init__(self, child: forked.Child[CodeReading | None] | None, side: Revision) -> None:
-        self.child, self.side = child, side
-        self.taken = False
-        self.value: CodeSide | None = None
+    def __init__(self, side: Revision) -> None:
+        work, _, after = read_then_keep(side)
+        self.reading = forked.Later(work, after=after, here=partial(code_reading, side))
+        self.display = f"code:{_label(side)}"
+        self.stop = self.reading.stop  # the run failed before the answer was taken
+        self.value: tuple[CodeSide | None] | None = None
 
     def __call__(self) -> CodeSide | None:
-        if not self.taken:
-            self.taken = True
-            reading = None if self.child is None else forked.result(self.child)
-            display = f"code:{_label(self.side)}"
-            self.value = code_side(self.side, display) if reading is None \
-                else as_side(reading, display)
-        return self.value
-
-    def stop(self) -> None:
-        """End the child when its answer was never taken (the run failed first)."""
-        if self.child is not None and not self.taken:
-            self.taken = True
-            forked.stop(self.child)
-
-
-def _code_sides(old: Revision, new: Revision) -> tuple[_SideReader, _SideReader]:
-    """A child reading each side's code contract (none where the platform cannot fork); it
-    answers, then keeps a fresh reading in the cache while this process judges it."""
-    return (_SideReader(forked.start(*read_then_keep(old)), old),
-            _SideReader(forked.start(*read_then_keep(new)), new))
+        if self.value is None:
+            reading = self.reading()
+            self.value = (None if reading is None else as_side(reading, self.display),)
+        return self.value[0]
 
 
 def _snapshot(read: _SideReader) -> Snapshot | None:
@@ -214,7 +207,7 @@ def _snapshot(read: _SideReader) -> Snapshot | None:
 
 
 def _diff_code(plan: ChangePlan, request: CheckRequest,
-               evidence: dict[str, RepositoryEvidence], documents: list[tuple[str, Report]],
+               evidence: dict[str, Evidence], documents: list[tuple[str, Report]],
                warnings: list[str], sides: tuple[_SideReader, _SideReader]
                ) -> list[tuple[str, Report]]:
     """The contract the code declares, read at both revisions, judged beside the
@@ -228,10 +221,10 @@ def _diff_code(plan: ChangePlan, request: CheckRequest,
     target = plan.service
     service = target.service.name
     if service not in evidence:
-        evidence[service] = _evidence(plan.old, plan.new, plan.layout, target, plan.config,
-                                      plan.repo, plan.changed)
+        evidence[service] = _given(_evidence(plan.old, plan.new, plan.layout, target,
+                                             plan.config, plan.repo, plan.changed))
     diff = DiffRequest(old=old_side.snapshot.display, new=new_side.snapshot.display,
-                       validate=False, loaded_config=plan.config, evidence=evidence.get(service),
+                       validate=False, loaded_config=plan.config, evidence=evidence[service],
                        profile=request.profile or (plan.layout.profile if plan.layout else None),
                        silent_failures=request.silent_failures,
                        exempt_error_codes=request.exempt_error_codes,
@@ -314,7 +307,7 @@ def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
 
 
 def _diff_target(plan: ChangePlan, target: Target, request: CheckRequest,
-                 evidence: dict[str, RepositoryEvidence], warnings: list[str]
+                 evidence: dict[str, Evidence], warnings: list[str]
                  ) -> list[tuple[str, Report]]:
     """The reports of one target (several for a folder of OpenAPI documents); a target
     gone or new since the base is a warning, or an error when configured."""
@@ -339,8 +332,8 @@ def _diff_target(plan: ChangePlan, target: Target, request: CheckRequest,
                         "compare with")
         return []
     if target.service.name not in evidence:
-        evidence[target.service.name] = _evidence(old, new, plan.layout, target, config,
-                                                  plan.repo, plan.changed)
+        evidence[target.service.name] = _given(_evidence(old, new, plan.layout, target,
+                                                         config, plan.repo, plan.changed))
     profile = request.profile or (None if target.service.profile or plan.layout is None
                                   else plan.layout.profile)
     diff = DiffRequest(old=old.name(base_path), new=new.name(target.path),
@@ -471,6 +464,14 @@ def _touches(files: set[str | None], target: Target, new: Revision, layout: Layo
 
 
 # -- the evidence ----------------------------------------------------------------------------
+
+# A service's evidence, found when first asked (a child process may be finding it).
+Evidence = Callable[[], RepositoryEvidence]
+
+
+def _given(found: RepositoryEvidence) -> Evidence:
+    return lambda: found
+
 
 def _evidence(old: Revision, new: Revision, layout: Layout | None, target: Target,
               config: Config, repo: Repo, changed: tuple[str, ...]) -> RepositoryEvidence:

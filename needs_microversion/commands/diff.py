@@ -4,7 +4,7 @@ report is a value, rendered at the command line's edge."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -57,8 +57,9 @@ class DiffRequest:
     old_version_file_text: str | None = None
     new_version_file_text: str | None = None
     changed_paths: tuple[str, ...] | None = None  # the change's files (None: unknown)
-    # What the repository says (check, history): version file, release, history, files.
-    evidence: RepositoryEvidence | None = None
+    # What the repository says (check, history): version file, release, history, files;
+    # or how to find it once the documents are read (`check` may find it in a child).
+    evidence: RepositoryEvidence | Callable[[], RepositoryEvidence] | None = None
     service: str | None = None  # a configured service by name; None: the documents' service
     root: str | None = None  # no file on disk is read outside this folder (None: each tree's)
     # The run's, not one comparison's: `console.diff` applies them to the reports it prints
@@ -175,7 +176,8 @@ def _judged(request: DiffRequest, old: Snapshot, new: Snapshot, validation: Vali
             version_record: bool = True) -> Report:
     config = request.loaded_config or load_config(request.config)
     service = choose_service(config, request)
-    evidence = request.evidence or _evidence_from_texts(request, config, service)
+    given = request.evidence() if callable(request.evidence) else request.evidence
+    evidence = given or _evidence_from_texts(request, config, service)
     layout = None
     if evidence is None and not config.services and ":" in request.old and ":" in request.new:
         # Two revisions of a repository: read as `check` reads them (git loads only here).
