@@ -95,6 +95,26 @@ def start(work: Callable[[], T], hook: AuditHook | None = None,
         os._exit(code)
 
 
+def aside(work: Callable[[], object]) -> bool:
+    """`work` (keeping what was read in the cache) done by a child while this process goes
+    on; False when no child could be started (the caller does it, or does without). What
+    fails in the child is lost with it; it is waited for when this process ends."""
+    if not can_fork():
+        return False
+    try:
+        pid = os.fork()
+    except OSError:
+        return False
+    if pid:
+        _later(pid)
+        return True
+    try:  # the child: never returns, never runs the parent's clean-up or flushes its output
+        with suppress(Exception):
+            work()
+    finally:
+        os._exit(0)
+
+
 def result(child: Child[T]) -> T | None:
     """The child's answer; None when it failed (the caller then does the work itself). A
     whole answer is taken at once; the child, maybe still at its `after`, is waited for at

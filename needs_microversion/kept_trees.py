@@ -56,7 +56,8 @@ def kept_reading(target: Path, files: InMemory, display: str,
     kept = None if key is None else _reading(cache.get_text(key), top, display)
     if kept is not None:
         return kept
-    result = load_apiref(target, display=display, keep_major=keep_major, fs=files)
+    result = load_apiref(target, display=display, keep_major=keep_major, fs=files,
+                         keep_files=True)
     text = _portable(result, top, display)
     if text is not None and key is not None:
         cache.put_text(key, {}, text)

@@ -47,12 +47,10 @@ from needs_microversion.documents.files import current_folder, possible_path
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.git import Repo, cached
 from needs_microversion.model.fail_on import DEFAULT_FAIL_ON, FailOn, exit_code
-from needs_microversion.model.snapshot import Snapshot
 from needs_microversion.model.verdict import Report
 from needs_microversion.report.common import in_worktree
 from needs_microversion import forked
-from needs_microversion.repository.code import CODE_PROJECTS, CodeSide, as_side, \
-    code_reading, read_then_keep, touches_api_code
+from needs_microversion.repository.code import CODE_PROJECTS, SideReader, touches_api_code
 from needs_microversion.repository.evidence import RepositoryEvidence, gather
 from needs_microversion.repository.layout import Layout, detect, version_record
 from needs_microversion.repository.releases import Release
@@ -136,22 +134,34 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     the baseline lists silenced (`check`: `history` judges past commits, for which today's
     baseline says nothing)."""
     warnings = [] if warnings is None else warnings
-    plan = plan_change(repo, old, new, request)
-    documents: list[tuple[str, Report]] = []  # none when no API document is touched
-    evidence: dict[str, Evidence] = {}  # by service: it may name its version file
+    changed = changed_paths(repo, old, new)
     # The code's contract is read (both sides, each in a child process) while the
     # documents are compared: the two cost about the same and do not depend on each other.
-    # So is the evidence (the version gates the changed code adds, the release tags):
-    # the documents' judge asks for it once their trees are read.
-    sides = (_SideReader(plan.old), _SideReader(plan.new)) if _reads_code(plan, request) \
-        else None
+    # The children start as soon as the change is seen to edit some project's API code
+    # (the longest part of the run), and are ended if the plan reads no code after all.
+    sides = (SideReader(old), SideReader(new)) if any(
+        touches_api_code(changed, project) for project in CODE_PROJECTS) else None
+    try:
+        plan = plan_change(repo, old, new, request, changed)
+    except BaseException:
+        for side in sides or ():
+            side.stop()
+        raise
+    if sides is not None and not _reads_code(plan, request):
+        for side in sides:
+            side.stop()
+        sides = None
+    documents: list[tuple[str, Report]] = []  # none when no API document is touched
+    evidence: dict[str, Evidence] = {}  # by service: it may name its version file
+    # So is the evidence (the version gates the changed code adds, the release tags): the
+    # documents' judge asks for it once their trees are read.
     children: list[Callable[[], object]] = [s.stop for s in sides or ()]
     if sides is not None:  # the documents' additions are asked whether the base code served them
         found = forked.Later(partial(_evidence, plan.old, plan.new, plan.layout, plan.service,
                                      plan.config, plan.repo, plan.changed))
         children.append(found.stop)
         evidence[plan.service.service.name] = cache(
-            lambda: replace(found(), served=partial(_snapshot, sides[0])))
+            lambda: replace(found(), served=sides[0].snapshot))
     try:
         for target in plan.targets:
             documents += _diff_target(plan, target, request, evidence, warnings)
@@ -180,35 +190,9 @@ def _reads_code(plan: ChangePlan, request: CheckRequest) -> bool:
             touches_api_code((name,), project) for name in _touched(plan, request)))
 
 
-class _SideReader:
-    """One side's code contract, read by a child started now and taken when first asked:
-    by the documents' judge (did the base code serve what they add?) or by the code's own
-    report, whichever comes first. A side whose child failed is read here, and so fails
-    here if it must. The child answers, then keeps a fresh reading in the cache while this
-    process judges it."""
-
-    def __init__(self, side: Revision) -> None:
-        work, _, after = read_then_keep(side)
-        self.reading = forked.Later(work, after=after, here=partial(code_reading, side))
-        self.display = f"code:{_label(side)}"
-        self.stop = self.reading.stop  # the run failed before the answer was taken
-        self.value: tuple[CodeSide | None] | None = None
-
-    def __call__(self) -> CodeSide | None:
-        if self.value is None:
-            reading = self.reading()
-            self.value = (None if reading is None else as_side(reading, self.display),)
-        return self.value[0]
-
-
-def _snapshot(read: _SideReader) -> Snapshot | None:
-    side = read()
-    return None if side is None else side.snapshot
-
-
 def _diff_code(plan: ChangePlan, request: CheckRequest,
                evidence: dict[str, Evidence], documents: list[tuple[str, Report]],
-               warnings: list[str], sides: tuple[_SideReader, _SideReader]
+               warnings: list[str], sides: tuple[SideReader, SideReader]
                ) -> list[tuple[str, Report]]:
     """The contract the code declares, read at both revisions, judged beside the
     documents: a contract change only the code shows is a change all the same ("api-ref not
@@ -254,14 +238,6 @@ def _api_reference_item(report: Report, documents: list[tuple[str, Report]]) -> 
     return replace(report, bookkeeping=replace(books, checklist=checklist))
 
 
-def _label(revision: Revision) -> str:
-    """How a code side names its revision (`code:3f2a9c1`; `code:` is the working tree,
-    `code::` the index)."""
-    if revision.on_disk:
-        return ""
-    return ":" if revision.label == "" else (revision.label or str(revision.commit)[:12])
-
-
 def _touched(plan: ChangePlan, request: CheckRequest) -> tuple[str, ...]:
     return tuple(path for name in request.files
                  if possible_path(name) and (path := _in_repo(plan.repo,
@@ -283,8 +259,8 @@ class ChangePlan:
     changed: tuple[str, ...]  # the paths that differ, from the top
 
 
-def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
-                ) -> ChangePlan:
+def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest,
+                changed: tuple[str, ...] | None = None) -> ChangePlan:
     """The documents to compare (those the request's files touch, when it names some);
     InputError when the repository has none at all."""
     old_layout, new_layout = detect(old), detect(new)
@@ -296,7 +272,7 @@ def plan_change(repo: Repo, old: Revision, new: Revision, request: CheckRequest
                          "folder, openapi/swagger files and a version file): name them in "
                          ".needs-microversion.yaml, or compare two files with 'diff'",
                          str(repo.top))
-    changed = changed_paths(repo, old, new)
+    changed = changed_paths(repo, old, new) if changed is None else changed
     first = targets[0]
     if request.files:
         touched = {_in_repo(repo, Path(name).absolute()) for name in request.files

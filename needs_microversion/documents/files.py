@@ -84,7 +84,8 @@ class InMemory:
         object.__setattr__(self, "_dirs", frozenset(dirs | set(self.folders)))
 
     def is_file(self, path: Path) -> bool:
-        return self.resolve(path) in self.files
+        # A path spelt plainly (most are) is found without being spelt again.
+        return path in self.files or self.resolve(path) in self.files
 
     def is_dir(self, path: Path) -> bool:
         return self.resolve(path) in self._dirs
@@ -97,7 +98,9 @@ class InMemory:
                 if path.suffix in suffixes and path.is_relative_to(folder)]
 
     def read(self, path: Path, display: str, limit: int) -> bytes:
-        data = self.files.get(self.resolve(path))
+        data = self.files.get(path)
+        if data is None:
+            data = self.files.get(self.resolve(path))
         if data is None:
             if self.is_dir(path):
                 raise InputError("is a directory, not a file", display)

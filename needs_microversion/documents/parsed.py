@@ -41,10 +41,10 @@ class ParsedCache:
     def key(self, reader: str, inputs: Iterable[tuple[str, str]]) -> str:
         """The key of one reading: the reader's name and stamp, and (name, content digest)
         of every input it reads."""
-        hasher = hashlib.sha256(json.dumps([_FORMAT, self.kind, reader, tool_stamp()]).encode())
+        hasher = _start(self.kind, reader).copy()
         for name, digest in sorted(inputs):
             hasher.update(f"\0{name}\0{digest}".encode("utf-8", "surrogateescape"))
-        return hasher.hexdigest()
+        return str(hasher.hexdigest())
 
     @property
     def on(self) -> bool:
@@ -104,6 +104,12 @@ class ParsedCache:
             if self._puts % max(1, self.keep // 16) == 0:
                 self._folder.prune(self.keep)
             self._puts += 1
+
+
+@cache
+def _start(kind: str, reader: str) -> hashlib._Hash:
+    """The hash of a key's reader part (a tree's files ask for 68 keys of one reader)."""
+    return hashlib.sha256(json.dumps([_FORMAT, kind, reader, tool_stamp()]).encode())
 
 
 def content_digest(data: bytes) -> str:

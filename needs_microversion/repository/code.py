@@ -90,12 +90,41 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
     return reading
 
 
-def read_then_keep(revision: Revision) -> tuple[Callable[[], CodeReading | None], None,
-                                                Callable[[], object]]:
-    """A child's work (`forked.start`): the reading to answer with, no audit hook, then
-    the writing of a fresh reading to the cache."""
-    keep: list[Callable[[], None]] = []
-    return partial(code_reading, revision, keep), None, lambda: [work() for work in keep]
+class SideReader:
+    """One side's code contract, read by a child started now and taken when first asked
+    (`check`: by the documents' judge, did the base code serve what they add? or by the
+    code's own report, whichever comes first). A side whose child failed is read here, and
+    so fails here if it must. The child answers, then keeps a fresh reading in the cache
+    while this process judges it. (State, not a record: it stands for a process.)"""
+
+    def __init__(self, side: Revision) -> None:
+        from needs_microversion import forked
+
+        keep: list[Callable[[], None]] = []
+        self.reading = forked.Later(partial(code_reading, side, keep),
+                                    after=lambda: [work() for work in keep],
+                                    here=partial(code_reading, side))
+        self.display = f"code:{code_label(side)}"
+        self.stop = self.reading.stop  # the run failed before the answer was taken
+        self.value: tuple[CodeSide | None] | None = None
+
+    def __call__(self) -> CodeSide | None:
+        if self.value is None:
+            reading = self.reading()
+            self.value = (None if reading is None else as_side(reading, self.display),)
+        return self.value[0]
+
+    def snapshot(self) -> Snapshot | None:
+        side = self()
+        return None if side is None else side.snapshot
+
+
+def code_label(revision: Revision) -> str:
+    """How a code side names its revision (`code:3f2a9c1`; `code:` is the working tree,
+    `code::` the index)."""
+    if revision.on_disk:
+        return ""
+    return ":" if revision.label == "" else (revision.label or str(revision.commit)[:12])
 
 
 def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading | None:

@@ -28,7 +28,7 @@ from needs_microversion.documents.files import DISK, Files
 from needs_microversion.errors import InputError
 from needs_microversion.loaders.apiref.context import TreeContext
 from needs_microversion.loaders.apiref.records import Section
-from needs_microversion.loaders.apiref.sections import read_sections
+from needs_microversion.loaders.apiref.kept_files import KeptFiles, read_file
 from needs_microversion.loaders.apiref.to_openapi import build_document
 from needs_microversion.loaders.apiref.tree import open_tree
 from needs_microversion.loaders.openapi.builder import MAX_OPERATIONS
@@ -53,14 +53,17 @@ class ApiRefResult:
 
 
 def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None,
-                fs: Files = DISK, sandbox: Path | None = None) -> ApiRefResult:
+                fs: Files = DISK, sandbox: Path | None = None,
+                keep_files: bool = False) -> ApiRefResult:
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
     version prefixes in paths (None: only when the tree documents several versions); `fs`:
     where its files are (a git revision's, in memory); `sandbox`: no file outside it is
-    read (default: the repository holding the tree, else the folder itself)."""
+    read (default: the repository holding the tree, else the folder itself);
+    `keep_files`: each file's reading is kept in the cache, and replayed where still valid
+    (`kept_files`)."""
     shown = display or str(source)  # a git revision's tree is named as the user wrote it
     try:
-        return _load(source, shown, display, keep_major, fs, sandbox)
+        return _load(source, shown, display, keep_major, fs, sandbox, keep_files)
     except InputError as exc:  # named from the tree's folder: name it as the user wrote it
         if exc.file is None or exc.file.startswith("/") or exc.file == shown:
             raise
@@ -82,7 +85,7 @@ def _project(srcdir: Path, fs: Files) -> str | None:
 
 
 def _load(source: Path, shown: str, display: str | None, keep_major: bool | None,
-          fs: Files, sandbox: Path | None) -> ApiRefResult:
+          fs: Files, sandbox: Path | None, keep_files: bool) -> ApiRefResult:
     if not fs.is_dir(source):
         raise InputError("not an api-ref source folder", shown)
     tree = open_tree(source, fs, sandbox)
@@ -90,8 +93,9 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
         raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
     ctx = TreeContext(tree)
     sections: list[Section] = []
+    kept = KeptFiles(tree) if keep_files else None
     for file in tree.files:
-        sections.extend(read_sections(file, ctx))
+        sections.extend(read_file(file, ctx, kept))
         if len(sections) > MAX_OPERATIONS:  # each section is one rest_method
             raise InputError(f"has more than {MAX_OPERATIONS} operations (the limit)", shown)
     if ctx.outside:
@@ -124,5 +128,7 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
              for w in (*tree.warnings, *ctx.warnings, *warnings)]
     if not sections:
         named.append(f"{shown}: no rest_method sections found")  # the tree itself
+    if kept is not None:
+        kept.keep()  # the whole tree was read: each file's record is kept
     # One definition used by many tables says the same thing many times: say it once.
     return ApiRefResult(document, tuple(dict.fromkeys(named)), max_version)

@@ -40,7 +40,7 @@ def read_row(ctx: TreeContext, where: str, text: str, path: Path | None, params:
     if definition is None:
         if not messages:
             ctx.warn(where, f"no definition for '{ref}' in {rel}; skipped")
-            ctx.unread.setdefault(where.rsplit(":", 1)[0], set()).add(name)
+            ctx.row_unread(where.rsplit(":", 1)[0], name)
         return None
     location = f"{where} ({rel}:{definition.line})"
     place = str(definition.fields.get("in", "")).strip().lower()

@@ -59,7 +59,9 @@ class Tree:
 
     # Every table row and example names its file: pathlib's work is done once per path.
     _rels: dict[Path, str] = field(default_factory=dict, repr=False)
-    _resolved: dict[tuple[str, Path], Path] = field(default_factory=dict, repr=False)
+    _resolved: dict[tuple[str, Path], Path | None] = field(default_factory=dict, repr=False)
+    # what reading a file resolves, when logged (`TreeContext.log`)
+    log: list[tuple[object, ...]] | None = field(default=None, repr=False)
 
     def rel(self, path: Path) -> str:
         """A path as written in locations: relative to the source folder."""
@@ -76,36 +78,52 @@ class Tree:
                 ) -> Path | None:
         """A file argument as Sphinx resolves it; None (with a warning unless `quiet`) if it
         escapes the sandbox or can name no file."""
+        if self.log is not None:
+            self.log.append(("r", name, base, where, quiet))
+        name = name.strip()
+        resolved = self.locate(name, base)
+        if resolved is None and not quiet:
+            self.warnings.append(f"{where}: {name!r} is no file name; not read" if "\0" in name
+                                 else f"{where}: '{name}' is outside {self.sandbox}; not read")
+        return resolved
+
+    def locate(self, name: str, base: Path) -> Path | None:
+        """What `resolve` finds, saying nothing."""
         name = name.strip()
         if "\0" in name:  # no file system takes it (os calls raise ValueError)
-            if not quiet:
-                self.warnings.append(f"{where}: {name!r} is no file name; not read")
             return None
-        resolved = self._resolved.get((name, base))
-        if resolved is None:
+        key = (name, base)
+        if key not in self._resolved:
             target = (self.srcdir / name.lstrip("/")) if name.startswith("/") else base / name
-            resolved = self._resolved[name, base] = self.fs.resolve(target)
-        if not resolved.is_relative_to(self.sandbox):
-            if not quiet:
-                self.warnings.append(f"{where}: '{name}' is outside {self.sandbox}; not read")
-            return None
-        return resolved
+            resolved = self.fs.resolve(target)
+            self._resolved[key] = resolved if resolved.is_relative_to(self.sandbox) else None
+        return self._resolved[key]
 
     def read_text(self, path: Path, where: str) -> str | None:
         """A file of the tree; None, with a warning, when it is no regular file or cannot be
         read. Too large a file, or too many bytes in all, is an error naming the file."""
+        raw, problem = self.read_bytes(path)
+        if raw is None:
+            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': {problem}")
+            return None
+        self.count(len(raw), self.rel(path))
+        return raw.decode("utf-8", errors="replace")
+
+    def read_bytes(self, path: Path) -> tuple[bytes | None, str | None]:
+        """A file's bytes, or why it cannot be read; too large a file is an error."""
         try:
-            raw = self.fs.read(path, self.rel(path), MAX_FILE_BYTES)
+            return self.fs.read(path, self.rel(path), MAX_FILE_BYTES), None
         except FileTooLarge:
             raise
         except InputError as exc:
-            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': {exc.reason}")
-            return None
-        self.bytes_read += len(raw)
+            return None, exc.reason
+
+    def count(self, size: int, rel: str) -> None:
+        """Bytes read from the tree: too many in all is an error naming the file."""
+        self.bytes_read += size
         if self.bytes_read > MAX_TREE_BYTES:
             raise InputError(f"the tree's files add up to more than "
-                             f"{describe_size(MAX_TREE_BYTES)} (the limit)", self.rel(path))
-        return raw.decode("utf-8", errors="replace")
+                             f"{describe_size(MAX_TREE_BYTES)} (the limit)", rel)
 
 
 def open_tree(source: Path, fs: Files = DISK, sandbox: Path | None = None) -> Tree:

@@ -1,0 +1,309 @@
+"""One api-ref file's reading, kept by what it read: a change that edits one `.inc`, or the
+samples one file shows, reads that file again and replays the others (the hook compares
+each commit of a branch with one base; nova's tree is 68 files).
+
+    sections = read_file(file, ctx, kept)     # replayed when kept and valid, else read
+    kept.keep()                               # once the whole tree is read
+
+A file's record holds its sections and what its reading did to the tree's shared state, in
+order: the warnings it gave (`warn_once` replayed as such: said once per tree), the names
+it resolved (replayed: a name outside the tree is said again), the parameter, status and
+example files it read with what their first read says (given on replay only where that
+replay is the tree's first read of the file), unread rows, versions and outside names.
+It is valid while the file's text, its base folder and the tree's folders are the same
+(its key), every name it resolved still resolves to the same file, and every file it read
+has the same content (checked before anything is replayed). The result is the same as a
+fresh reading, byte for byte (tests/loaders/apiref/test_kept_files.py).
+
+A record is JSON the tool wrote; one it cannot read is a miss. Paths are kept relative to
+the tree's sandbox, so a git revision's tree (`/needs-microversion-<commit>`) finds the
+record another commit's reading kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from needs_microversion import forked
+from needs_microversion.documents.parsed import ParsedCache
+from needs_microversion.loaders.apiref.context import TreeContext
+from needs_microversion.loaders.apiref.include import Selection
+from needs_microversion.loaders.apiref.records import Code, Example, Row, Section, Table
+from needs_microversion.loaders.apiref.sections import read_sections
+from needs_microversion.loaders.apiref.tree import SourceFile, Tree
+from needs_microversion.model.versions import Version, VersionRange
+
+# Every file of a few trees (nova: 68 per tree; a base and its branch's commits).
+_KEEP = 2048
+_SELECTION = ("lines", "start_at", "start_after", "end_at", "end_before")
+
+
+class KeptFiles:
+    """The records of one tree's reading: found per file, kept once the tree is read."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.cache = ParsedCache("apiref-files", keep=_KEEP)
+        # what was read here, to keep: (key, sections, log, versions, outside names)
+        self.pending: list[tuple[str, list[Section], list[tuple[Any, ...]], list[Version],
+                                 list[str]]] = []
+        self.digests: dict[Path, str] = {}
+        # Thousands of names per tree: pathlib's work done once per name.
+        self._rels: dict[Path | None, str | None] = {None: None}
+        self._paths: dict[str, Path] = {}
+        self._prefix = str(tree.sandbox).rstrip("/") + "/"
+
+    def rel(self, path: Path | None) -> str | None:
+        """A path inside the tree's sandbox, as kept (None: none, or outside)."""
+        if path not in self._rels:
+            text = str(path)
+            self._rels[path] = "" if path == self.tree.sandbox else \
+                text[len(self._prefix):] if text.startswith(self._prefix) else None
+        return self._rels[path]
+
+    def path(self, rel: str) -> Path:
+        """A kept path inside the sandbox, as read here."""
+        found = self._paths.get(rel)
+        if found is None:
+            if not isinstance(rel, str) or rel.startswith("/") or ".." in rel.split("/"):
+                raise ValueError(f"not a path inside the tree: {rel!r}")
+            found = self._paths[rel] = self.tree.sandbox / rel if rel else self.tree.sandbox
+        return found
+
+    @property
+    def on(self) -> bool:
+        return self.cache.on
+
+    def key(self, file: SourceFile) -> str | None:
+        places = [self.rel(p) for p in (file.base, self.tree.source, self.tree.srcdir)]
+        if None in places:
+            return None
+        return self.cache.key("api-ref-file", [
+            ("rel", file.rel), ("base", places[0] or ""), ("source", places[1] or ""),
+            ("srcdir", places[2] or ""),
+            ("text", hashlib.sha256(file.text.encode("utf-8", "surrogatepass")).hexdigest())])
+
+    def digest(self, path: Path) -> str:
+        """What a file read holds now: its content's digest, or why there is none."""
+        found = self.digests.get(path)
+        if found is None:
+            if not self.tree.fs.is_file(path):
+                found = "-"
+            else:
+                raw, problem = self.tree.read_bytes(path)
+                found = f"!{problem}" if raw is None else hashlib.sha256(raw).hexdigest()
+            self.digests[path] = found
+        return found
+
+    def keep(self) -> None:
+        """Keep the records of the files read here: by a child, while this process goes on
+        (writing nova's 68 records is ~40 ms), else here."""
+        pending, self.pending = self.pending, []
+        if pending and not forked.aside(partial(self._write, pending)):
+            self._write(pending)
+
+    def _write(self, pending: list[tuple[str, list[Section], list[tuple[Any, ...]],
+                                         list[Version], list[str]]]) -> None:
+        for key, *reading in pending:
+            found = _record(self, *reading)  # type: ignore[arg-type]
+            if found is not None:
+                self.cache.put_text(key, found[0], found[1])
+
+
+def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> list[Section]:
+    """The file's sections: replayed from its record when it is kept and still valid, else
+    read (and its record made, to keep once the whole tree is read)."""
+    key = kept.key(file) if kept is not None and kept.on else None
+    if key is None or kept is None:
+        return read_sections(file, ctx)
+    found = kept.cache.get_text(key)
+    replayed = _replayed(*found, ctx, kept) if found is not None else None
+    if replayed is not None:
+        return replayed
+    log: list[tuple[Any, ...]] = []
+    ctx.log = ctx.tree.log = log
+    versions, outside = len(ctx.versions), len(ctx.outside)
+    try:
+        sections = read_sections(file, ctx)
+    finally:
+        ctx.log = ctx.tree.log = None
+    kept.pending.append((key, sections, log, ctx.versions[versions:], ctx.outside[outside:]))
+    return sections
+
+
+# -- a record ----------------------------------------------------------------------------------
+
+def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]],
+            versions: list[Version], outside: list[str]) -> tuple[Any, str] | None:
+    """The file's reading as kept: the files it read by content (the head, checked first),
+    then the rest; None when some value has no exact JSON form (it is then read again
+    each time)."""
+    tree = kept.tree
+    events: list[list[Any]] = []
+    inputs: dict[str, str] = {}
+    for event in log:
+        kind = event[0]
+        if kind in ("w", "o", "u"):
+            events.append(list(event))
+        elif kind == "r":
+            _, name, base, where, quiet = event
+            events.append(["r", name, kept.rel(base), where, quiet,
+                           kept.rel(tree.locate(name, base))])
+        elif kind == "y":
+            _, path, where, what, (found, size, problem, duplicates, empty) = event
+            inputs[kept.rel(path) or ""] = kept.digest(path)
+            events.append(["y", kept.rel(path), where, what,
+                           [found, size, problem, [list(d) for d in duplicates], empty]])
+        else:
+            _, path, where, selection, (is_json, size, problem, unselected, not_json,
+                                        advertised) = event
+            inputs[kept.rel(path) or ""] = kept.digest(path)
+            events.append(["e", kept.rel(path), where,
+                           [getattr(selection, name) for name in _SELECTION],
+                           [is_json, size, problem, unselected, not_json,
+                            [list(v) for v in advertised]]])
+    fields: dict[str, list[int]] = {}
+    tables: list[Any] = []
+    record = {"events": events, "versions": [list(v) for v in versions], "outside": outside,
+              "sections": [_section(s, fields, tables) for s in sections], "fields": tables}
+    # What YAML gave (definitions, duplicate keys) must come back from JSON as it was;
+    # examples were JSON already (NaN, which JSON writes but no reader takes, is refused
+    # by `allow_nan`).
+    if not all(type(t) is dict and _exact(t) for t in tables) or not all(
+            _exact(key) for event in events if event[0] == "y" for _, key in event[4][3]):
+        return None
+    try:
+        text = json.dumps(record, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return [list(item) for item in sorted(inputs.items())], text
+
+
+
+def _exact(value: Any, depth: int = 0) -> bool:
+    """Whether JSON gives `value` back as it is: no tuple, no key that is no string, no
+    date, no NaN or infinity."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth > 100:
+        return False
+    if kind is list:
+        return all(_exact(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(type(key) is str and _exact(item, depth + 1) for key, item in value.items())
+    return False
+
+
+def _vr(versions: VersionRange) -> list[Any]:
+    return [None if versions.lo is None else list(versions.lo),
+            None if versions.hi is None else list(versions.hi)]
+
+
+def _section(s: Section, fields: dict[str, list[int]], tables: list[Any]) -> list[Any]:
+    def field_index(row: Row) -> int:
+        # Rows of one definition (nova: 2,200 rows, 1,100 definitions) share its fields:
+        # written once.
+        known = fields.setdefault(row.definition, [])
+        for at in known:
+            if tables[at] == row.fields:
+                return at
+        known.append(len(tables))
+        tables.append(row.fields)
+        return known[-1]
+
+    return [s.method, s.url, s.title, s.location, _vr(s.versions), s.inferred_versions,
+            s.deprecated,
+            [[t.kind, _vr(t.versions), t.ranged, t.title, t.first,
+              [[r.name, r.where, field_index(r), r.location, r.definition, _vr(r.versions),
+                r.inferred_versions] for r in t.rows], t.location] for t in s.tables],
+            [[c.status, _vr(c.versions), c.description, c.location] for c in s.codes],
+            [[e.kind, e.data] for e in s.examples],
+            s.action_hint, s.description, s.asides, sorted(s.example_bodies)]
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
+              ) -> list[Section] | None:
+    """The file's sections, its effects replayed on `ctx`; None (nothing replayed) when the
+    record is not valid here or not one this tool wrote."""
+    replay: list[Callable[[], object]] = []
+    try:
+        if any(kept.digest(kept.path(rel)) != digest for rel, digest in inputs):
+            return None  # a file it read holds something else now
+        record = json.loads(text)
+        for event in record["events"]:
+            effect = _effect(ctx, kept, event)
+            if effect is None:
+                return None  # a name now finds another file (or none)
+            replay.append(effect)
+        sections = [_decode_section(s, record["fields"]) for s in record["sections"]]
+        versions = [Version(int(major), int(minor)) for major, minor in record["versions"]]
+        outside = [str(where) for where in record["outside"]]
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    for effect in replay:  # all checked above: what follows only replays
+        effect()
+    ctx.versions.extend(versions)
+    ctx.outside.extend(outside)
+    return sections
+
+
+def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any]) -> Callable[[], object] | None:
+    """One logged effect, ready to replay; None when a name it resolved now finds another
+    file. Raises for anything this tool did not write."""
+    tree = ctx.tree
+    kind, *rest = event
+    if kind in ("w", "o", "u"):
+        first, second = (str(item) for item in rest)
+        do = {"w": ctx.warn, "o": ctx.warn_once, "u": ctx.row_unread}[kind]
+        return partial(do, first, second)
+    if kind == "r":
+        name, base, where, quiet, found = rest
+        base_path = kept.path(base)
+        if kept.rel(tree.locate(name, base_path)) != found:
+            return None
+        return partial(tree.resolve, str(name), base_path, str(where), quiet=bool(quiet))
+    path, where, what_or_selection, summary = rest
+    if kind == "y":
+        found, size, problem, duplicates, empty = summary
+        return partial(ctx.first_yaml, kept.path(path), str(where), str(what_or_selection),
+                       (bool(found), int(size), problem,
+                        tuple((int(line), key) for line, key in duplicates), bool(empty)))
+    if kind == "e":
+        is_json, size, problem, unselected, not_json, advertised = summary
+        return partial(ctx.first_example, kept.path(path), str(where),
+                       Selection(*what_or_selection),
+                       (bool(is_json), int(size), problem, unselected, not_json,
+                        tuple(Version(int(major), int(minor)) for major, minor in advertised)))
+    raise ValueError(f"no effect {kind!r}")
+
+
+def _range(data: list[Any]) -> VersionRange:
+    lo, hi = data
+    return VersionRange(None if lo is None else Version(*lo), None if hi is None else Version(*hi))
+
+
+def _decode_section(data: list[Any], fields: list[Any]) -> Section:
+    (method, url, title, location, versions, inferred, deprecated, tables, codes, examples,
+     action_hint, description, asides, bodies) = data
+    return Section(
+        method=method, url=url, title=title, location=location, versions=_range(versions),
+        inferred_versions=inferred, deprecated=deprecated,
+        tables=tuple(Table(kind, _range(v), ranged, t_title, first, tuple(
+            Row(name, where, fields[at], r_location, definition, _range(r_versions), r_inferred)
+            for name, where, at, r_location, definition, r_versions, r_inferred in rows),
+            t_location) for kind, v, ranged, t_title, first, rows, t_location in tables),
+        codes=tuple(Code(status, _range(v), text, c_location)
+                    for status, v, text, c_location in codes),
+        examples=tuple(Example(kind, body) for kind, body in examples),
+        action_hint=action_hint, description=description, asides=asides,
+        example_bodies=frozenset(bodies))

@@ -1,0 +1,251 @@
+"""A tree read with its files' readings kept, and replayed where still valid, is read the
+same as a fresh reading: the document, every warning in its order, the maximum. Real trees
+(the corpus's old and new sides: the new side replays the files the change left alone) and
+small trees built to move what a file's reading shares with the others (a warning said
+once, the first read of a parameters file or an example, a name that finds another file)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from needs_microversion import forked
+from needs_microversion.loaders.apiref import kept_files
+from needs_microversion.loaders.apiref.reader import ApiRefResult, load_apiref
+from test_apiref_helpers import DATA
+
+CORPUS = DATA.parents[2].parent / "shared" / "corpus" / "apiref"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files read afresh (not replayed)."""
+    read: list[str] = []
+    real = kept_files.read_sections
+
+    def spy(file, ctx):  # type: ignore[no-untyped-def]
+        read.append(file.rel)
+        return real(file, ctx)
+
+    monkeypatch.setattr(kept_files, "read_sections", spy)
+    return read
+
+
+def _load(tree: Path, keep: bool) -> ApiRefResult:
+    result = load_apiref(tree, sandbox=tree.resolve(), keep_files=keep)
+    forked.wait_answered()  # the records are written by a child: wait for it
+    return result
+
+
+def _same(a: ApiRefResult, b: ApiRefResult) -> None:
+    assert json.dumps(a.document) == json.dumps(b.document)
+    assert a.warnings == b.warnings
+    assert a.max_version == b.max_version
+
+
+def _pairs() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return [case for case in sorted(CORPUS.iterdir()) if (case / "old").is_dir()]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent (it ships beside the repo)")
+@pytest.mark.parametrize("case", _pairs(), ids=lambda p: p.name)
+def test_a_real_change_replays_what_it_left_alone(case: Path, cache: Path,
+                                                   reads: list[str]) -> None:
+    """The new side, read after the old one kept its files, equals its fresh reading; read
+    again, nothing is read afresh."""
+    fresh = load_apiref(case / "new", sandbox=(case / "new").resolve())
+    _load(case / "old", keep=True)
+    reads.clear()
+    _same(_load(case / "new", keep=True), fresh)
+    total = len(reads)
+    reads.clear()
+    _same(_load(case / "new", keep=True), fresh)
+    assert reads == [] or total == 0
+
+
+def _tree(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+PARAMS = """\
+name:
+  in: body
+  required: true
+  type: string
+  description: The name.
+name:
+  in: body
+  required: true
+  type: string
+  description: Written twice.
+size:
+  in: body
+  required: false
+  type: integer
+  description: The size.
+  min_version: 2.x
+"""
+
+
+def _inc(title: str, url: str, rows: str, sample: str = "sample.json") -> str:
+    return (f"{title}\n{'=' * len(title)}\n\n.. rest_method:: POST {url}\n\nRequest\n-------\n\n"
+            f".. rest_parameters:: parameters.yaml\n\n{rows}\n\n"
+            f".. literalinclude:: {sample}\n   :language: javascript\n")
+
+
+def _files(first_rows: str = "  - name: name\n  - size: size",
+           second_sample: str = '{"name": "b"}') -> dict[str, str]:
+    return {"index.rst": "API\n===\n\n.. include:: a.inc\n.. include:: b.inc\n",
+            "a.inc": _inc("First", "/a", first_rows),
+            "b.inc": _inc("Second", "/b", "  - name: name\n  - size: size\n  - gone: nothere",
+                          "second.json"),
+            "parameters.yaml": PARAMS, "sample.json": '{"name": "a"}',
+            "second.json": second_sample}
+
+
+@pytest.mark.parametrize("change", [
+    # the first file no longer reads parameters.yaml: the second's replay is its first read
+    # (the duplicate key is said there) and says the warning said once
+    {"a.inc": "First\n=====\n\n.. rest_method:: GET /a\n"},
+    # the second file's example changes: it is read again, the first replays
+    {"second.json": '{"name": "b", "size": 3}'},
+    # an example that is no JSON now
+    {"second.json": '{"name": '},
+    # the first file reads another row: it is read again, the second replays
+    {"a.inc": _inc("First", "/a", "  - size: size")},
+    # the definitions change: both are read again
+    {"parameters.yaml": PARAMS.replace("The size.", "The size, in GiB.")},
+])
+def test_a_changed_tree_reads_the_same_as_afresh(tmp_path: Path, cache: Path, reads: list[str],
+                                                  change: dict[str, str]) -> None:
+    old = _tree(tmp_path / "old", _files())
+    new = _tree(tmp_path / "new", {**_files(), **change})
+    fresh = _load(new, keep=False)
+    first = _load(old, keep=True)
+    assert any("duplicate key" in w for w in first.warnings)
+    assert any("not a microversion" in w for w in first.warnings)
+    reads.clear()
+    _same(_load(new, keep=True), fresh)
+    assert 0 < len(reads) < 3 or "parameters.yaml" in change
+    reads.clear()
+    _same(_load(new, keep=True), fresh)
+    assert reads == []
+
+
+def test_a_name_that_finds_another_file_is_read_again(tmp_path: Path, cache: Path,
+                                                      reads: list[str]) -> None:
+    """The example a file names is gone: its record does not hold."""
+    old = _tree(tmp_path / "old", _files())
+    new = _tree(tmp_path / "new", _files())
+    (new / "second.json").unlink()
+    fresh = _load(new, keep=False)
+    _load(old, keep=True)
+    reads.clear()
+    _same(_load(new, keep=True), fresh)
+    assert reads == ["b.inc"]
+
+
+def test_a_record_this_tool_did_not_write_is_a_miss(tmp_path: Path, cache: Path,
+                                                    reads: list[str]) -> None:
+    """Damaged or planted records (a path out of the tree among them) are read past: the
+    file is read again, never a traceback."""
+    tree = _tree(tmp_path / "tree", _files())
+    fresh = _load(tree, keep=True)
+    entries = sorted(cache.rglob("*.json"))
+    assert entries
+    for damage in ('{"format": 1, "data": [["../../etc/passwd", "-"]]}\n{}',
+                   '{"format": 1, "data": []}\n{"events": [["r", 1]]}',
+                   '{"format": 1, "data": []}\n{"events": [], "sections": [[1]]}',
+                   "not json"):
+        for entry in entries:
+            entry.write_text(damage)
+        reads.clear()
+        _same(_load(tree, keep=True), fresh)
+        assert sorted(reads) == ["a.inc", "b.inc", "index.rst"]  # none replayed
+
+
+def test_no_cache_keeps_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                reads: list[str]) -> None:
+    monkeypatch.setenv("NEEDS_MICROVERSION_CACHE", "")
+    tree = _tree(tmp_path / "tree", _files())
+    _load(tree, keep=True)
+    reads.clear()
+    _load(tree, keep=True)
+    assert sorted(reads) == ["a.inc", "b.inc", "index.rst"]
+
+
+def test_a_value_with_no_exact_form_is_not_kept(tmp_path: Path, cache: Path,
+                                                reads: list[str]) -> None:
+    """A definition holding what JSON does not give back (a key that is no string) is read
+    again each time, and reads the same."""
+    files = _files()
+    files["parameters.yaml"] += "when:\n  in: body\n  type: string\n" \
+                                "  description: {200: ok}\n"
+    files["a.inc"] = _inc("First", "/a", "  - when: when")
+    tree = _tree(tmp_path / "tree", files)
+    fresh = _load(tree, keep=True)
+    reads.clear()
+    _same(_load(tree, keep=True), fresh)
+    assert reads == ["a.inc"]
+
+
+def test_the_replayed_tree_counts_its_bytes(tmp_path: Path, cache: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree's byte limit holds on replay: what the replayed files read counts."""
+    from needs_microversion.loaders.apiref import tree as apiref_tree
+    from needs_microversion.errors import InputError
+
+    tree = _tree(tmp_path / "tree", _files())
+    _load(tree, keep=True)
+    monkeypatch.setattr(apiref_tree, "MAX_TREE_BYTES", 200)
+    with pytest.raises(InputError, match="add up to more than"):
+        _load(tree, keep=True)
+    shutil.rmtree(cache)
+    with pytest.raises(InputError, match="add up to more than"):
+        _load(tree, keep=True)
+
+
+@pytest.mark.parametrize("text", [
+    PARAMS, "200:\n  default: OK\n404:\n  default: Not found\n", "a: [1, 2\n", "",
+    "- a list\n", "a:\n  b: 1.10\n  c: {x: [1, {y: null}]}\n"])
+def test_a_parameters_file_is_kept_as_it_was_read(text: str, cache: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read back from the cache as the parse gave it (int keys of a status file, an
+    error, duplicates), without parsing."""
+    from needs_microversion.loaders.apiref import parameters_yaml
+
+    parameters_yaml.load_yaml.cache_clear()
+    first = parameters_yaml.load_yaml(text)
+    parameters_yaml.load_yaml.cache_clear()
+    monkeypatch.setattr(parameters_yaml, "_parse", lambda text: pytest.fail("parsed again"))
+    again = parameters_yaml.load_yaml(text)
+    assert again == first
+    assert [type(k) for k in again.entries] == [type(k) for k in first.entries]
+    parameters_yaml.load_yaml.cache_clear()
+
+
+def test_a_parameters_file_with_no_exact_form_is_parsed_each_time(cache: Path) -> None:
+    from needs_microversion.loaders.apiref import parameters_yaml
+
+    text = "a:\n  codes: {200: ok}\n  when: 2024-01-01\n"
+    parameters_yaml.load_yaml.cache_clear()
+    first = parameters_yaml.load_yaml(text)
+    assert not list(cache.rglob("*.json"))
+    parameters_yaml.load_yaml.cache_clear()
+    assert parameters_yaml.load_yaml(text) == first
+    parameters_yaml.load_yaml.cache_clear()
