@@ -324,14 +324,15 @@ def alongside(work: Callable[[], T] | None, here: Callable[[], U]) -> tuple[T | 
 
 class Later(Generic[T]):
     """`work` done by a child started now, its answer taken when first asked; done here
-    instead when the platform cannot fork or the child fails (or answers None). (State,
-    not a record: it stands for a process still running.)"""
+    instead when the platform cannot fork, the child fails (or answers None), or `fork`
+    is False (the caller knows the work is light). (State, not a record: it stands for a
+    process still running.)"""
 
     def __init__(self, work: Callable[[], T], *, hook: AuditHook | None = None,
                  after: Callable[[], object] | None = None,
-                 here: Callable[[], T] | None = None) -> None:
+                 here: Callable[[], T] | None = None, fork: bool = True) -> None:
         self.here = here or work  # what this process does when the child gives nothing
-        self.child = start(work, hook, after)
+        self.child = start(work, hook, after) if fork else None
         self.taken = False
         self.value: T | None = None
 

@@ -139,8 +139,10 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     # documents are compared: the two cost about the same and do not depend on each other.
     # The children start as soon as the change is seen to edit some project's API code
     # (the longest part of the run), and are ended if the plan reads no code after all.
-    sides = (SideReader(old), SideReader(new)) if any(
-        touches_api_code(changed, project) for project in CODE_PROJECTS) else None
+    sides = None
+    if any(touches_api_code(changed, project) for project in CODE_PROJECTS):
+        later = SideReader(new, fork=True)  # the longest: started first
+        sides = (SideReader(old), later)
     try:
         plan = plan_change(repo, old, new, request, changed)
     except BaseException:

@@ -51,6 +51,10 @@ class ParsedCache:
         """Whether anything can be kept at all (`NEEDS_MICROVERSION_CACHE=` keeps nothing)."""
         return self._folder is not None
 
+    def has(self, key: str) -> bool:
+        """Whether an entry is kept under `key` (not whether it is whole: `get` says)."""
+        return self._folder is not None and self._folder.has(self._folder.name(key))
+
     def get(self, key: str) -> Any:
         if self._folder is None:
             return None

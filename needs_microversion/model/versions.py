@@ -36,8 +36,21 @@ def raised(old: Version | None, new: Version | None) -> bool | None:
     return new > old
 
 
+_PARSED: dict[str, object] = {}
+_UNSEEN = object()
+
+
 def parse_version(value: object) -> Version | None:
     """Parse "2.10" (or a float that kept its source text) into Version; None if not X.Y."""
+    if type(value) is str:  # a document's bounds are a few strings, asked thousands of times
+        found = _PARSED.get(value, _UNSEEN)
+        if found is _UNSEEN:
+            if len(_PARSED) > 4096:
+                _PARSED.clear()
+            match = _VERSION.match(value)
+            found = _PARSED[value] = Version(int(match.group(1)), int(match.group(2))) \
+                if match else None
+        return found  # type: ignore[return-value]
     text = getattr(value, "source_text", None) or value
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
         return None

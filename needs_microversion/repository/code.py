@@ -54,19 +54,14 @@ class CodeReading:
     unread: tuple[Unread, ...]
 
 
-def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = None
-                 ) -> CodeReading | None:
+def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = None,
+                 place: _Place | None = None) -> CodeReading | None:
     """The revision's code contract: kept from an earlier run when every file it read is
     the same blob (the hook compares each commit of a branch with one base), else read.
     `keep`: where to leave the writing of a fresh reading to the cache, for the caller to
-    do once the reading has been handed on (a child answers first, then keeps)."""
-    files = revision.files()
-    max_version = _max_version(revision, files)
-    api = [path for path in files if path.endswith(".py") and "/tests/" not in path
-           and any(is_api_code(path, project) for project in CODE_PROJECTS)]
-    cache = ParsedCache("code")
-    key = cache.key("code-contract", [("max_version", str(max_version)),
-                                      *((p, i or "") for p, i in revision.blob_ids(api).items())])
+    do once the reading has been handed on (a child answers first, then keeps); `place`:
+    where it is kept, when the caller looked already."""
+    cache, key, files, max_version = place or _place(revision)
     kept = _kept(cache.get(key), revision, files)
     if kept is not None:
         return kept
@@ -97,13 +92,18 @@ class SideReader:
     so fails here if it must. The child answers, then keeps a fresh reading in the cache
     while this process judges it. (State, not a record: it stands for a process.)"""
 
-    def __init__(self, side: Revision) -> None:
+    def __init__(self, side: Revision, fork: bool | None = None) -> None:
         from needs_microversion import forked
 
         keep: list[Callable[[], None]] = []
-        self.reading = forked.Later(partial(code_reading, side, keep),
+        # A side an earlier run kept (the hook's base) is read here, when first asked;
+        # `fork` None: look whether it is kept (a listing, and the version file).
+        place = _place(side) if fork is None else None
+        kept = place is not None and place[0].has(place[1])
+        self.reading = forked.Later(partial(code_reading, side, keep, place),
                                     after=lambda: [work() for work in keep],
-                                    here=partial(code_reading, side))
+                                    here=partial(code_reading, side, None, place),
+                                    fork=not kept if fork is None else fork)
         self.display = f"code:{code_label(side)}"
         self.stop = self.reading.stop  # the run failed before the answer was taken
         self.value: tuple[CodeSide | None] | None = None
@@ -125,6 +125,22 @@ def code_label(revision: Revision) -> str:
     if revision.on_disk:
         return ""
     return ":" if revision.label == "" else (revision.label or str(revision.commit)[:12])
+
+
+_Place = tuple[ParsedCache, str, tuple[str, ...], "Version | None"]
+
+
+def _place(revision: Revision) -> _Place:
+    """Where the revision's code reading is kept: by the blobs of its API code and the
+    version file's maximum."""
+    files = revision.files()
+    max_version = _max_version(revision, files)
+    api = [path for path in files if path.endswith(".py") and "/tests/" not in path
+           and any(is_api_code(path, project) for project in CODE_PROJECTS)]
+    found = ParsedCache("code")
+    key = found.key("code-contract", [("max_version", str(max_version)),
+                                      *((p, i or "") for p, i in revision.blob_ids(api).items())])
+    return found, key, files, max_version
 
 
 def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading | None:

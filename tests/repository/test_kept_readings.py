@@ -14,6 +14,7 @@ from code_repos import NOVA
 from gitrepo import quiet_git
 from repositories import Project, nova_like
 
+from needs_microversion import forked
 from needs_microversion.loaders.git import Repo, checkout
 from needs_microversion.load import _tree_reading
 from needs_microversion.loaders.code import contract as contract_module
@@ -279,3 +280,21 @@ def test_a_changed_sample_outside_the_tree_is_read_again(project: Project, monke
     project.commit({}, "a link")
     assert run_cli(*args)[0] == 0
     assert by_blobs("HEAD:api-ref/source", None) is None
+
+
+def test_a_kept_side_is_read_here_and_a_new_one_in_a_child(project: Project,
+                                                           monkeypatch) -> None:
+    """The hook's base, kept by an earlier run, costs a JSON load here, not a process; a
+    side nobody kept is read by a child (the same reading either way)."""
+    from needs_microversion.repository.code import SideReader
+
+    fresh = SideReader(_revision(project))
+    assert fresh.reading.child is not None  # nothing kept yet: a child reads it
+    first = fresh()
+    forked.wait_answered()  # the child keeps its reading after answering
+    kept = SideReader(_revision(project))
+    assert kept.reading.child is None
+    again = kept()
+    assert first is not None and again is not None
+    assert again.snapshot.document.data == first.snapshot.document.data
+    assert again.warnings == first.warnings

@@ -4,7 +4,7 @@ something (for `info.version`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,9 +94,7 @@ class TreeContext:
 
     # -- files a table or an example names -------------------------------------------------
     def yaml_file(self, path: Path, where: str, what: str) -> YamlFile | None:
-        if path not in self.yaml_files:
-            self.yaml_files[path] = _read_yaml(self.tree, path)
-        result, summary = self.yaml_files[path]
+        result, summary = self.yaml_content(path)
         if self.log is not None:
             self.log.append(("y", path, where, what, summary))
         self.first_yaml(path, where, what, summary)
@@ -104,7 +102,16 @@ class TreeContext:
             # Every table naming it would lose its rows: the diff would invent removals.
             line, message = result.error
             raise InputError(f"{what}: {message}", self.tree.rel(path), line)
+        if result is not None and self.log is not None:  # which definitions the file reads
+            seen = _Consulted(result, self.log, path)
+            result = YamlFile(seen, seen.lines, result.error, result.duplicates)
         return result
+
+    def yaml_content(self, path: Path) -> tuple[YamlFile | None, YamlSummary]:
+        """A parameters or status file's content and what its first read says; no effect."""
+        if path not in self.yaml_files:
+            self.yaml_files[path] = _read_yaml(self.tree, path)
+        return self.yaml_files[path]
 
     def first_yaml(self, path: Path, where: str, what: str, summary: YamlSummary) -> None:
         """What the first read of a parameters or status file says (once per tree)."""
@@ -158,6 +165,37 @@ class TreeContext:
             self.tree.warnings.append(f"{where}: cannot read '{rel}': {problem}")
         else:
             self.tree.count(size, rel)
+
+
+class _Consulted(Mapping[Any, Any]):
+    """A parameters file's entries as a file's reading sees them, logging each key it looks
+    up (`("k", path, key)`); going through them all logs `("k*", path)`: the reading then
+    depends on the whole file."""
+
+    def __init__(self, content: YamlFile, log: list[tuple[Any, ...]], path: Path,
+                 data: Mapping[Any, Any] | None = None) -> None:
+        self.content, self.log, self.path = content, log, path
+        self.data = content.entries if data is None else data
+
+    @property
+    def lines(self) -> _Consulted:
+        return _Consulted(self.content, self.log, self.path, self.content.lines)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.log.append(("k", self.path, key))
+        return self.data[key]
+
+    def __contains__(self, key: object) -> bool:
+        self.log.append(("k", self.path, key))
+        return key in self.data
+
+    def __iter__(self) -> Iterator[Any]:
+        self.log.append(("k*", self.path))
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        self.log.append(("k*", self.path))
+        return len(self.data)
 
 
 def _read_yaml(tree: Tree, path: Path) -> tuple[YamlFile | None, YamlSummary]:

@@ -12,8 +12,10 @@ example files it read with what their first read says (given on replay only wher
 replay is the tree's first read of the file), unread rows, versions and outside names.
 It is valid while the file's text, its base folder and the tree's folders are the same
 (its key), every name it resolved still resolves to the same file, and every file it read
-has the same content (checked before anything is replayed). The result is the same as a
-fresh reading, byte for byte (tests/loaders/apiref/test_kept_files.py).
+has the same content, or, for a parameters or status file, the definitions it looked up
+are the same at the same lines (an edit of one definition in nova's parameters.yaml reads
+only the files that use it again). All is checked before anything is replayed. The result
+is the same as a fresh reading, byte for byte (tests/loaders/apiref/test_kept_files.py).
 
 A record is JSON the tool wrote; one it cannot read is a miss. Paths are kept relative to
 the tree's sandbox, so a git revision's tree (`/needs-microversion-<commit>`) finds the
@@ -53,6 +55,7 @@ class KeptFiles:
         self.pending: list[tuple[str, list[Section], list[tuple[Any, ...]], list[Version],
                                  list[str]]] = []
         self.digests: dict[Path, str] = {}
+        self.yaml_files: dict[Path, tuple[Any, Any]] = {}
         # Thousands of names per tree: pathlib's work done once per name.
         self._rels: dict[Path | None, str | None] = {None: None}
         self._paths: dict[str, Path] = {}
@@ -102,7 +105,7 @@ class KeptFiles:
 
     def keep(self) -> None:
         """Keep the records of the files read here: by a child, while this process goes on
-        (writing nova's 68 records is ~40 ms), else here."""
+        (writing nova's 68 records is ~30 ms), else here."""
         pending, self.pending = self.pending, []
         if pending and not forked.aside(partial(self._write, pending)):
             self._write(pending)
@@ -126,6 +129,7 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
     if replayed is not None:
         return replayed
     log: list[tuple[Any, ...]] = []
+    kept.yaml_files = ctx.yaml_files  # what the definitions a file looked up were
     ctx.log = ctx.tree.log = log
     versions, outside = len(ctx.versions), len(ctx.outside)
     try:
@@ -145,24 +149,35 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
     each time)."""
     tree = kept.tree
     events: list[list[Any]] = []
-    inputs: dict[str, str] = {}
+    # rel -> [digest, the definitions looked up: {key: [present, value, line]}, or None
+    # (examples; a parameters file gone through whole)]
+    inputs: dict[str, list[Any]] = {}
     for event in log:
         kind = event[0]
         if kind in ("w", "o", "u"):
             events.append(list(event))
+        elif kind == "k":
+            _, path, key = event
+            consulted = inputs[kept.rel(path) or ""][1]
+            if consulted is not None and key not in consulted:
+                content = kept.yaml_files[path][0]
+                consulted[key] = [key in content.entries, content.entries.get(key),
+                                  content.lines.get(key)]
+        elif kind == "k*":
+            inputs[kept.rel(event[1]) or ""][1] = None
         elif kind == "r":
             _, name, base, where, quiet = event
             events.append(["r", name, kept.rel(base), where, quiet,
                            kept.rel(tree.locate(name, base))])
         elif kind == "y":
             _, path, where, what, (found, size, problem, duplicates, empty) = event
-            inputs[kept.rel(path) or ""] = kept.digest(path)
+            inputs.setdefault(kept.rel(path) or "", [kept.digest(path), {}])
             events.append(["y", kept.rel(path), where, what,
                            [found, size, problem, [list(d) for d in duplicates], empty]])
         else:
             _, path, where, selection, (is_json, size, problem, unselected, not_json,
                                         advertised) = event
-            inputs[kept.rel(path) or ""] = kept.digest(path)
+            inputs[kept.rel(path) or ""] = [kept.digest(path), None]
             events.append(["e", kept.rel(path), where,
                            [getattr(selection, name) for name in _SELECTION],
                            [is_json, size, problem, unselected, not_json,
@@ -174,14 +189,18 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
     # What YAML gave (definitions, duplicate keys) must come back from JSON as it was;
     # examples were JSON already (NaN, which JSON writes but no reader takes, is refused
     # by `allow_nan`).
+    head = [[rel, digest, None if consulted is None else
+             [[key, *found] for key, found in consulted.items()]]
+            for rel, (digest, consulted) in sorted(inputs.items())]
     if not all(type(t) is dict and _exact(t) for t in tables) or not all(
-            _exact(key) for event in events if event[0] == "y" for _, key in event[4][3]):
+            _exact(key) for event in events if event[0] == "y" for _, key in event[4][3]) \
+            or not _exact(head):
         return None
     try:
         text = json.dumps(record, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
-    return [list(item) for item in sorted(inputs.items())], text
+    return head, text
 
 
 
@@ -237,11 +256,12 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
     record is not valid here or not one this tool wrote."""
     replay: list[Callable[[], object]] = []
     try:
-        if any(kept.digest(kept.path(rel)) != digest for rel, digest in inputs):
+        current = _current(inputs, ctx, kept)
+        if current is None:
             return None  # a file it read holds something else now
         record = json.loads(text)
         for event in record["events"]:
-            effect = _effect(ctx, kept, event)
+            effect = _effect(ctx, kept, event, current)
             if effect is None:
                 return None  # a name now finds another file (or none)
             replay.append(effect)
@@ -257,9 +277,35 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
     return sections
 
 
-def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any]) -> Callable[[], object] | None:
+def _current(inputs: Any, ctx: TreeContext, kept: KeptFiles) -> dict[str, Any] | None:
+    """Whether every file the record read still says the same to it: the same content, or,
+    for a parameters file, the same definitions at the same lines (an edit elsewhere in
+    nova's parameters.yaml leaves the other files' readings as they were). What the first
+    read of such a changed file says now, by name; None when the record does not hold."""
+    current: dict[str, Any] = {}
+    for rel, digest, consulted in inputs:
+        path = kept.path(rel)
+        if kept.digest(path) == digest:
+            continue
+        if consulted is None:
+            return None
+        content, summary = ctx.yaml_content(path)
+        if content is None or content.error is not None:
+            return None
+        entries, lines = content.entries, content.lines
+        for key, present, value, line in consulted:
+            if (key in entries) != present or entries.get(key) != value or \
+                    lines.get(key) != line:
+                return None
+        current[rel] = summary
+    return current
+
+
+def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[str, Any]
+            ) -> Callable[[], object] | None:
     """One logged effect, ready to replay; None when a name it resolved now finds another
-    file. Raises for anything this tool did not write."""
+    file. A parameters file that changed says what its first read says now (`current`).
+    Raises for anything this tool did not write."""
     tree = ctx.tree
     kind, *rest = event
     if kind in ("w", "o", "u"):
@@ -274,6 +320,9 @@ def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any]) -> Callable[[],
         return partial(tree.resolve, str(name), base_path, str(where), quiet=bool(quiet))
     path, where, what_or_selection, summary = rest
     if kind == "y":
+        if path in current:
+            return partial(ctx.first_yaml, kept.path(path), str(where), str(what_or_selection),
+                           current[path])
         found, size, problem, duplicates, empty = summary
         return partial(ctx.first_yaml, kept.path(path), str(where), str(what_or_selection),
                        (bool(found), int(size), problem,

@@ -249,3 +249,28 @@ def test_a_parameters_file_with_no_exact_form_is_parsed_each_time(cache: Path) -
     parameters_yaml.load_yaml.cache_clear()
     assert parameters_yaml.load_yaml(text) == first
     parameters_yaml.load_yaml.cache_clear()
+
+
+OTHER = "other:\n  in: body\n  required: false\n  type: string\n  description: Other.\n"
+
+
+@pytest.mark.parametrize("edit, read_again", [
+    # a definition only the first file reads, changed in place: the second replays
+    (lambda text: text.replace("Other.", "Other, changed."), ["a.inc"]),
+    # a definition added above every other: their lines move, both are read again
+    (lambda text: "added:\n  in: body\n  type: string\n  description: x\n" + text,
+     ["a.inc", "b.inc"]),
+    # one added below the others: nothing the files read moved
+    (lambda text: text + "added:\n  in: body\n  type: string\n  description: x\n", []),
+])
+def test_a_parameters_file_edited_elsewhere_leaves_the_other_files_kept(
+        tmp_path: Path, cache: Path, reads: list[str], edit, read_again: list[str]) -> None:  # type: ignore[no-untyped-def]
+    files = _files(first_rows="  - name: name\n  - other: other")
+    files["parameters.yaml"] += OTHER
+    old = _tree(tmp_path / "old", files)
+    new = _tree(tmp_path / "new", {**files, "parameters.yaml": edit(files["parameters.yaml"])})
+    fresh = _load(new, keep=False)
+    _load(old, keep=True)
+    reads.clear()
+    _same(_load(new, keep=True), fresh)
+    assert sorted(reads) == read_again
