@@ -84,6 +84,10 @@ class VersionRange:
         return (self.lo is None or self.lo <= version) and (self.hi is None or version <= self.hi)
 
     def intersect(self, other: VersionRange) -> VersionRange:
+        if other.lo is None and other.hi is None:  # most ranges are every version
+            return self
+        if self.lo is None and self.hi is None:
+            return other
         lo = max((v for v in (self.lo, other.lo) if v is not None), default=None)
         hi = min((v for v in (self.hi, other.hi) if v is not None), default=None)
         return VersionRange(lo, hi)
@@ -94,7 +98,10 @@ class VersionRange:
 
     def bounds(self) -> tuple[Version, ...]:
         """The versions at which visibility starts or stops (hi+1 is where it stops)."""
-        return tuple(v for v in (self.lo, self.hi.next() if self.hi else None) if v is not None)
+        lo, hi = self.lo, self.hi
+        if hi is None:
+            return () if lo is None else (lo,)
+        return (hi.next(),) if lo is None else (lo, hi.next())
 
     def __str__(self) -> str:
         if self.lo is None and self.hi is None:

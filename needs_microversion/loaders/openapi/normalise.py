@@ -200,6 +200,8 @@ class SchemaTable:
         `unevaluated*` is a constraint, added to `constraints`."""
         node = raw.node
         subs: dict[str, RawSchema] = {}
+        if node.keys().isdisjoint(_SUBSCHEMA_ANY):  # most schemas (a compare's hot path)
+            return subs
         for kw in SUBSCHEMA_KEYWORDS:
             if isinstance(node.get(kw), (dict, bool)) and not (
                     kw.startswith("unevaluated") and isinstance(node.get(kw), bool)):
@@ -228,8 +230,12 @@ def _enum(node: Mapping[str, Any]) -> frozenset[str] | None:
     return frozenset(canonical(v) for v in enum) if isinstance(enum, list) else None
 
 
+_SUBSCHEMA_ANY = SUBSCHEMA_KEYWORDS | SUBSCHEMA_MAP_KEYWORDS | {"prefixItems"}
+
+
 def _constraints(node: Mapping[str, Any]) -> dict[str, str]:
-    constraints = {k: canonical(node[k]) for k in CONSTRAINT_KEYWORDS if k in node}
+    # The few keywords a schema has, not every keyword there is (a compare's hot path).
+    constraints = {k: canonical(node[k]) for k in node.keys() & CONSTRAINT_KEYWORDS}
     if "exclusiveMinimum" in constraints or "exclusiveMaximum" in constraints:
         _exclusive_bounds(node, constraints)
     return constraints
