@@ -13,9 +13,14 @@ replay is the tree's first read of the file), unread rows, versions and outside 
 It is valid while the file's text, its base folder and the tree's folders are the same
 (its key), every name it resolved still resolves to the same file, and every file it read
 has the same content, or, for a parameters or status file, the definitions it looked up
-are the same at the same lines (an edit of one definition in nova's parameters.yaml reads
-only the files that use it again). All is checked before anything is replayed. The result
-is the same as a fresh reading, byte for byte (tests/loaders/apiref/test_kept_files.py).
+are the same (an edit of one definition in nova's parameters.yaml reads only the files
+that use it again). Where a record writes a definition's line (a row's location, a
+warning's place) the line is a mark, said as it is now: a definition added above the
+others moves them and changes no record; a record that names such a line anywhere else
+holds only while the lines are the same. All is checked before anything is replayed. The
+result is the same as a fresh reading, byte for byte (tests/loaders/apiref/
+test_kept_files.py; nova's last 60 api-ref changes, each new tree replayed from its base's
+records against a fresh reading).
 
 A record is JSON the tool wrote; one it cannot read is a miss. Paths are kept relative to
 the tree's sandbox, so a git revision's tree (`/needs-microversion-<commit>`) finds the
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -184,14 +190,20 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
                             [list(v) for v in advertised]]])
     fields: dict[str, list[int]] = {}
     tables: list[Any] = []
+    mark = _Marks(inputs, kept)
+    for written in events:
+        if written[0] in ("w", "o"):
+            written[1] = mark(written[1])
     record = {"events": events, "versions": [list(v) for v in versions], "outside": outside,
-              "sections": [_section(s, fields, tables) for s in sections], "fields": tables}
+              "sections": [_section(s, fields, tables, mark) for s in sections],
+              "fields": tables}
     # What YAML gave (definitions, duplicate keys) must come back from JSON as it was;
     # examples were JSON already (NaN, which JSON writes but no reader takes, is refused
     # by `allow_nan`).
-    head = [[rel, digest, None if consulted is None else
-             [[key, *found] for key, found in consulted.items()]]
-            for rel, (digest, consulted) in sorted(inputs.items())]
+    head: dict[str, Any] = {"inputs": [[rel, digest, None if consulted is None else
+                                    [[key, *found] for key, found in consulted.items()]]
+                                   for rel, (digest, consulted) in sorted(inputs.items())],
+                        "marks": mark.marks}
     if not all(type(t) is dict and _exact(t) for t in tables) or not all(
             _exact(key) for event in events if event[0] == "y" for _, key in event[4][3]) \
             or not _exact(head):
@@ -200,7 +212,41 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
         text = json.dumps(record, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
+    # Lines written anywhere else (a definition's text naming one): the lines must match.
+    head["moves"] = not mark.elsewhere(text)
     return head, text
+
+
+class _Marks:
+    """Where a record writes a definition's line (`parameters.yaml:3456`, in a row's
+    location, its definition, a warning's place), kept as a mark: the record holds when
+    the definitions it read moved (one added above them), and says their lines now."""
+
+    def __init__(self, inputs: dict[str, list[Any]], kept: KeptFiles) -> None:
+        self.index: dict[tuple[str, int], int] = {}
+        self.marks: list[list[Any]] = []  # [file, key, the file as locations name it]
+        for rel, (_, consulted) in sorted(inputs.items()):
+            shown = kept.tree.rel(kept.path(rel))  # from the tree's folder
+            for key, (present, _, line) in (consulted or {}).items():
+                if present and type(line) is int:
+                    self.index[shown, line] = len(self.marks)
+                    self.marks.append([rel, key, shown])
+        names = sorted({shown for _, _, shown in self.marks})
+        self.pattern = re.compile(r"(?<![\w./-])(" + "|".join(map(re.escape, names)) +
+                                  r"):(\d+)(?!\d)") if names else None
+
+    def __call__(self, text: str) -> str | list[Any]:
+        """The text, or [before, mark, after] where it names a definition's line."""
+        found = self.pattern.search(text) if self.pattern is not None else None
+        at = None if found is None else self.index.get((found.group(1), int(found.group(2))))
+        if found is None or at is None:
+            return text
+        return [text[:found.start()], at, text[found.end():]]
+
+    def elsewhere(self, text: str) -> bool:
+        """Whether the written record names a definition's line outside a mark."""
+        return self.pattern is not None and any(
+            (rel, int(line)) in self.index for rel, line in self.pattern.findall(text))
 
 
 
@@ -226,7 +272,8 @@ def _vr(versions: VersionRange) -> list[Any]:
             None if versions.hi is None else list(versions.hi)]
 
 
-def _section(s: Section, fields: dict[str, list[int]], tables: list[Any]) -> list[Any]:
+def _section(s: Section, fields: dict[str, list[int]], tables: list[Any], mark: _Marks
+             ) -> list[Any]:
     def field_index(row: Row) -> int:
         # Rows of one definition (nova: 2,200 rows, 1,100 definitions) share its fields:
         # written once.
@@ -241,8 +288,9 @@ def _section(s: Section, fields: dict[str, list[int]], tables: list[Any]) -> lis
     return [s.method, s.url, s.title, s.location, _vr(s.versions), s.inferred_versions,
             s.deprecated,
             [[t.kind, _vr(t.versions), t.ranged, t.title, t.first,
-              [[r.name, r.where, field_index(r), r.location, r.definition, _vr(r.versions),
-                r.inferred_versions] for r in t.rows], t.location] for t in s.tables],
+              [[r.name, r.where, field_index(r), mark(r.location), mark(r.definition),
+                _vr(r.versions), r.inferred_versions] for r in t.rows], t.location]
+             for t in s.tables],
             [[c.status, _vr(c.versions), c.description, c.location] for c in s.codes],
             [[e.kind, e.data] for e in s.examples],
             s.action_hint, s.description, s.asides, sorted(s.example_bodies)]
@@ -256,16 +304,19 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
     record is not valid here or not one this tool wrote."""
     replay: list[Callable[[], object]] = []
     try:
-        current = _current(inputs, ctx, kept)
-        if current is None:
+        found = _current(inputs, ctx, kept)
+        if found is None:
             return None  # a file it read holds something else now
+        current, lines = found
         record = json.loads(text)
         for event in record["events"]:
+            if event[0] in ("w", "o"):
+                event[1] = _unmarked(event[1], lines)
             effect = _effect(ctx, kept, event, current)
             if effect is None:
                 return None  # a name now finds another file (or none)
             replay.append(effect)
-        sections = [_decode_section(s, record["fields"]) for s in record["sections"]]
+        sections = [_decode_section(s, record["fields"], lines) for s in record["sections"]]
         versions = [Version(int(major), int(minor)) for major, minor in record["versions"]]
         outside = [str(where) for where in record["outside"]]
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -277,28 +328,41 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
     return sections
 
 
-def _current(inputs: Any, ctx: TreeContext, kept: KeptFiles) -> dict[str, Any] | None:
+def _current(head: Any, ctx: TreeContext, kept: KeptFiles
+             ) -> tuple[dict[str, Any], list[str]] | None:
     """Whether every file the record read still says the same to it: the same content, or,
-    for a parameters file, the same definitions at the same lines (an edit elsewhere in
-    nova's parameters.yaml leaves the other files' readings as they were). What the first
-    read of such a changed file says now, by name; None when the record does not hold."""
+    for a parameters file, the same definitions (at the same lines, unless the record marks
+    where it writes them: `moves`). What the first read of such a changed file says now,
+    by name, and each marked line as it is now; None when the record does not hold."""
     current: dict[str, Any] = {}
-    for rel, digest, consulted in inputs:
+    moves = head["moves"] is True
+    lines: dict[tuple[str, Any], Any] = {}
+    for rel, digest, consulted in head["inputs"]:
         path = kept.path(rel)
         if kept.digest(path) == digest:
+            lines.update(((rel, key), line) for key, _, _, line in consulted or ())
             continue
         if consulted is None:
             return None
         content, summary = ctx.yaml_content(path)
         if content is None or content.error is not None:
             return None
-        entries, lines = content.entries, content.lines
+        entries, now = content.entries, content.lines
         for key, present, value, line in consulted:
             if (key in entries) != present or entries.get(key) != value or \
-                    lines.get(key) != line:
+                    (not moves and now.get(key) != line):
                 return None
+            lines[rel, key] = now.get(key)
         current[rel] = summary
-    return current
+    return current, [f"{shown}:{lines[rel, key]}" for rel, key, shown in head["marks"]]
+
+
+def _unmarked(value: Any, lines: list[str]) -> str:
+    """A text as kept (`_Marks`), with the line it marks as it is now."""
+    if isinstance(value, list):
+        before, at, after = value
+        return f"{before}{lines[at]}{after}"
+    return str(value)
 
 
 def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[str, Any]
@@ -341,14 +405,15 @@ def _range(data: list[Any]) -> VersionRange:
     return VersionRange(None if lo is None else Version(*lo), None if hi is None else Version(*hi))
 
 
-def _decode_section(data: list[Any], fields: list[Any]) -> Section:
+def _decode_section(data: list[Any], fields: list[Any], lines: list[str]) -> Section:
     (method, url, title, location, versions, inferred, deprecated, tables, codes, examples,
      action_hint, description, asides, bodies) = data
     return Section(
         method=method, url=url, title=title, location=location, versions=_range(versions),
         inferred_versions=inferred, deprecated=deprecated,
         tables=tuple(Table(kind, _range(v), ranged, t_title, first, tuple(
-            Row(name, where, fields[at], r_location, definition, _range(r_versions), r_inferred)
+            Row(name, where, fields[at], _unmarked(r_location, lines),
+                _unmarked(definition, lines), _range(r_versions), r_inferred)
             for name, where, at, r_location, definition, r_versions, r_inferred in rows),
             t_location) for kind, v, ranged, t_title, first, rows, t_location in tables),
         codes=tuple(Code(status, _range(v), text, c_location)

@@ -257,20 +257,48 @@ OTHER = "other:\n  in: body\n  required: false\n  type: string\n  description: O
 @pytest.mark.parametrize("edit, read_again", [
     # a definition only the first file reads, changed in place: the second replays
     (lambda text: text.replace("Other.", "Other, changed."), ["a.inc"]),
-    # a definition added above every other: their lines move, both are read again
-    (lambda text: "added:\n  in: body\n  type: string\n  description: x\n" + text,
-     ["a.inc", "b.inc"]),
+    # a definition added above every other: their lines move, the files replay (saying
+    # the lines as they are now)
+    (lambda text: "added:\n  in: body\n  type: string\n  description: x\n" + text, []),
+    # ... and one of the definitions changed too: the file that reads it is read again
+    (lambda text: "added:\n  in: body\n  type: string\n  description: x\n" +
+     text.replace("Other.", "Other, changed."), ["a.inc"]),
     # one added below the others: nothing the files read moved
     (lambda text: text + "added:\n  in: body\n  type: string\n  description: x\n", []),
 ])
+@pytest.mark.parametrize("inside", ["", "api-ref/source"])
 def test_a_parameters_file_edited_elsewhere_leaves_the_other_files_kept(
-        tmp_path: Path, cache: Path, reads: list[str], edit, read_again: list[str]) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, cache: Path, reads: list[str], edit, read_again: list[str],  # type: ignore[no-untyped-def]
+        inside: str) -> None:
+    """`inside`: the tree is a folder of the repository (locations name its files from
+    the tree's folder, the cache from the repository's)."""
     files = _files(first_rows="  - name: name\n  - other: other")
     files["parameters.yaml"] += OTHER
+    old = _tree(tmp_path / "old" / inside, files)
+    new = _tree(tmp_path / "new" / inside,
+                {**files, "parameters.yaml": edit(files["parameters.yaml"])})
+    results = []
+    for tree, keep in ((new, False), (old, True), (new, True)):
+        reads.clear()
+        results.append(load_apiref(tree, sandbox=tree.parents[len(Path(inside).parts) - 1]
+                                   if inside else tree.resolve(), keep_files=keep))
+        forked.wait_answered()
+    _same(results[2], results[0])
+    assert sorted(reads) == read_again
+
+
+def test_a_record_naming_a_line_elsewhere_holds_only_at_that_line(tmp_path: Path, cache: Path,
+                                                                   reads: list[str]) -> None:
+    """A definition's text that names its own place (`parameters.yaml:18`) cannot be told
+    from a place the reader wrote: the record then holds only while the lines are the same."""
+    files = _files(first_rows="  - name: name\n  - other: other")
+    line = files["parameters.yaml"].count("\n") + 1
+    files["parameters.yaml"] += OTHER.replace("Other.", f"See parameters.yaml:{line}.")
     old = _tree(tmp_path / "old", files)
-    new = _tree(tmp_path / "new", {**files, "parameters.yaml": edit(files["parameters.yaml"])})
+    new = _tree(tmp_path / "new", {**files, "parameters.yaml": "added:\n  in: body\n"
+                                   "  type: string\n  description: x\n" + files["parameters.yaml"]})
     fresh = _load(new, keep=False)
     _load(old, keep=True)
     reads.clear()
     _same(_load(new, keep=True), fresh)
-    assert sorted(reads) == read_again
+    assert reads == ["a.inc"]  # the second file's record marks every line it writes
