@@ -231,9 +231,9 @@ class _Marks:
                 if present and type(line) is int:
                     self.index[shown, line] = len(self.marks)
                     self.marks.append([rel, key, shown])
-        names = sorted({shown for _, _, shown in self.marks})
-        self.pattern = re.compile(r"(?<![\w./-])(" + "|".join(map(re.escape, names)) +
-                                  r"):(\d+)(?!\d)") if names else None
+        self.names = sorted({shown for _, _, shown in self.marks})
+        self.pattern = re.compile(r"(?<![\w./-])(" + "|".join(map(re.escape, self.names)) +
+                                  r"):(\d+)(?!\d)") if self.names else None
 
     def __call__(self, text: str) -> str | list[Any]:
         """The text, or [before, mark, after] where it names a definition's line."""
@@ -245,8 +245,9 @@ class _Marks:
 
     def elsewhere(self, text: str) -> bool:
         """Whether the written record names a definition's line outside a mark."""
-        return self.pattern is not None and any(
-            (rel, int(line)) in self.index for rel, line in self.pattern.findall(text))
+        if self.pattern is None or not any(f"{shown}:" in text for shown in self.names):
+            return False  # the common case: a substring search, at C speed
+        return any((rel, int(line)) in self.index for rel, line in self.pattern.findall(text))
 
 
 
