@@ -81,7 +81,10 @@ class KeptFiles:
         if found is None:
             if not isinstance(rel, str) or rel.startswith("/") or ".." in rel.split("/"):
                 raise ValueError(f"not a path inside the tree: {rel!r}")
-            found = self._paths[rel] = self.tree.sandbox / rel if rel else self.tree.sandbox
+            found = self.tree.fs.resolve(self.tree.sandbox / rel) if rel else self.tree.sandbox
+            if not found.is_relative_to(self.tree.sandbox):  # a link out of the tree
+                raise ValueError(f"not a path inside the tree: {rel!r}")
+            self._paths[rel] = found
         return found
 
     @property
@@ -362,8 +365,8 @@ def _unmarked(value: Any, lines: list[str]) -> str:
     """A text as kept (`_Marks`), with the line it marks as it is now."""
     if isinstance(value, list):
         before, at, after = value
-        return f"{before}{lines[at]}{after}"
-    return str(value)
+        return f"{_s(before)}{lines[at]}{_s(after)}"
+    return _s(value)
 
 
 def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[str, Any]
@@ -385,17 +388,18 @@ def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[s
         return partial(tree.resolve, str(name), base_path, str(where), quiet=bool(quiet))
     path, where, what_or_selection, summary = rest
     if kind == "y":
-        if path in current:
+        if _s(path) in current:
             return partial(ctx.first_yaml, kept.path(path), str(where), str(what_or_selection),
                            current[path])
         found, size, problem, duplicates, empty = summary
         return partial(ctx.first_yaml, kept.path(path), str(where), str(what_or_selection),
-                       (bool(found), int(size), problem,
+                       (bool(found), int(size), _s_none(problem),
                         tuple((int(line), key) for line, key in duplicates), bool(empty)))
     if kind == "e":
         is_json, size, problem, unselected, not_json, advertised = summary
+        problem, unselected, not_json = map(_s_none, (problem, unselected, not_json))
         return partial(ctx.first_example, kept.path(path), str(where),
-                       Selection(*what_or_selection),
+                       Selection(*(_s_none(item) for item in what_or_selection)),
                        (bool(is_json), int(size), problem, unselected, not_json,
                         tuple(Version(int(major), int(minor)) for major, minor in advertised)))
     raise ValueError(f"no effect {kind!r}")
@@ -403,22 +407,43 @@ def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[s
 
 def _range(data: list[Any]) -> VersionRange:
     lo, hi = data
-    return VersionRange(None if lo is None else Version(*lo), None if hi is None else Version(*hi))
+    return VersionRange(None if lo is None else Version(int(lo[0]), int(lo[1])),
+                        None if hi is None else Version(int(hi[0]), int(hi[1])))
+
+
+# A record is data someone else may have written (a CI cache restored): every value is
+# checked for the type the reader would have given it, so nothing odd reaches the writer.
+def _s(value: Any) -> str:
+    if type(value) is not str:
+        raise ValueError("not a string")
+    return value
+
+
+def _s_none(value: Any) -> str | None:
+    return None if value is None else _s(value)
+
+
+def _b(value: Any) -> bool:
+    if type(value) is not bool:
+        raise ValueError("not a boolean")
+    return value
 
 
 def _decode_section(data: list[Any], fields: list[Any], lines: list[str]) -> Section:
     (method, url, title, location, versions, inferred, deprecated, tables, codes, examples,
      action_hint, description, asides, bodies) = data
+    if not all(type(f) is dict for f in fields):
+        raise ValueError("a definition that is not a mapping")
     return Section(
-        method=method, url=url, title=title, location=location, versions=_range(versions),
-        inferred_versions=inferred, deprecated=deprecated,
-        tables=tuple(Table(kind, _range(v), ranged, t_title, first, tuple(
-            Row(name, where, fields[at], _unmarked(r_location, lines),
-                _unmarked(definition, lines), _range(r_versions), r_inferred)
+        method=_s(method), url=_s(url), title=_s(title), location=_s(location),
+        versions=_range(versions), inferred_versions=_b(inferred), deprecated=_b(deprecated),
+        tables=tuple(Table(_s(kind), _range(v), _b(ranged), _s(t_title), _b(first), tuple(
+            Row(_s(name), _s(where), fields[at], _s(_unmarked(r_location, lines)),
+                _s(_unmarked(definition, lines)), _range(r_versions), _b(r_inferred))
             for name, where, at, r_location, definition, r_versions, r_inferred in rows),
-            t_location) for kind, v, ranged, t_title, first, rows, t_location in tables),
-        codes=tuple(Code(status, _range(v), text, c_location)
+            _s(t_location)) for kind, v, ranged, t_title, first, rows, t_location in tables),
+        codes=tuple(Code(int(status), _range(v), _s(text), _s(c_location))
                     for status, v, text, c_location in codes),
-        examples=tuple(Example(kind, body) for kind, body in examples),
-        action_hint=action_hint, description=description, asides=asides,
-        example_bodies=frozenset(bodies))
+        examples=tuple(Example(_s_none(kind), body) for kind, body in examples),
+        action_hint=_s_none(action_hint), description=_s(description), asides=_s(asides),
+        example_bodies=frozenset(_s(body) for body in bodies))

@@ -302,3 +302,33 @@ def test_a_record_naming_a_line_elsewhere_holds_only_at_that_line(tmp_path: Path
     reads.clear()
     _same(_load(new, keep=True), fresh)
     assert reads == ["a.inc"]  # the second file's record marks every line it writes
+
+
+@pytest.mark.parametrize("damage", [
+    lambda record: record["sections"][0].__setitem__(0, 5),  # a method that is no text
+    lambda record: record["sections"][0].__setitem__(4, [[2], None]),  # half a version
+    lambda record: record["events"].append(["e", "sample.json", "a.inc:9",
+                                             [["a list"], None, None, None, None],
+                                             [True, 1, None, None, None, []]]),
+    lambda record: record["events"].append(["y", "../outside.yaml", "a.inc:9", "file",
+                                             [True, 1, None, [], False]]),
+    lambda record: record["fields"].append([1, 2]),
+])
+def test_a_record_of_the_wrong_shape_is_a_miss(tmp_path: Path, cache: Path, reads: list[str],
+                                               damage) -> None:  # type: ignore[no-untyped-def]
+    """Values of the wrong type in a record (someone else's cache) never reach the writer:
+    the file is read again."""
+    tree = _tree(tmp_path / "tree", _files())
+    fresh = _load(tree, keep=True)
+    for entry in cache.rglob("*.json"):
+        head, newline, text = entry.read_text().partition("\n")
+        if not newline or not text.startswith('{"events"'):
+            continue
+        record = json.loads(text)
+        if not record["sections"]:
+            continue
+        damage(record)
+        entry.write_text(f"{head}\n{json.dumps(record)}")
+    reads.clear()
+    _same(_load(tree, keep=True), fresh)
+    assert "a.inc" in reads and "b.inc" in reads
