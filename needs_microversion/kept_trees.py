@@ -40,10 +40,11 @@ _TOP_MARK = "/\u0000needs-microversion-top\u0000"
 
 
 def kept_reading(target: Path, files: InMemory, display: str,
-                 keep_major: bool | None) -> ApiRefResult:
+                 keep_major: bool | None, write_files: bool = True) -> ApiRefResult:
     """The tree's reading: kept from an earlier run when every file is the same, else read
     and kept: by blob ids when the tree is REV:PATH (`by_blobs` looked before the tree was
-    taken out of git), else by the content of every file."""
+    taken out of git), else by the content of every file. Its files' readings are replayed
+    where kept, and kept unless not `write_files`."""
     from needs_microversion.loaders.apiref.reader import load_apiref
 
     top = _top(target)
@@ -57,7 +58,7 @@ def kept_reading(target: Path, files: InMemory, display: str,
     if kept is not None:
         return kept
     result = load_apiref(target, display=display, keep_major=keep_major, fs=files,
-                         keep_files=True)
+                         keep_files=True, write_files=write_files)
     text = _portable(result, top, display)
     if text is not None and key is not None:
         cache.put_text(key, {}, text)

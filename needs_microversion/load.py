@@ -221,7 +221,8 @@ def _read_tree(path: str, root: Path | None) -> tuple[Path, ApiRefResult] | None
 
             shutil.rmtree(copy.folder, ignore_errors=True)
         return None
-    return target, _tree_reading(target, copy, path, None, root)
+    # The base's files are the new side's, mostly: the new side keeps them (once).
+    return target, _tree_reading(target, copy, path, None, root, write_files=False)
 
 
 def _prepare(path: str, keep_major: bool | None, root: Path | None
@@ -263,15 +264,17 @@ def _is_tree(target: Path, copy: LocalCopy | None) -> bool:
 
 
 def _tree_reading(target: Path, copy: LocalCopy | None, display: str,
-                  keep_major: bool | None, root: Path | None) -> ApiRefResult:
+                  keep_major: bool | None, root: Path | None, write_files: bool = True
+                  ) -> ApiRefResult:
     """The api-ref reader's answer; a revision's tree is read from memory, a tree on disk
-    within `root` when one is given."""
+    within `root` when one is given. `write_files`: keep each file's reading (the new
+    side's: the next change on the branch reads most of them again)."""
     from needs_microversion.loaders.apiref.reader import load_apiref
 
     if copy is not None and copy.files is not None:
         from needs_microversion.kept_trees import kept_reading
 
-        return kept_reading(target, copy.files, display, keep_major)
+        return kept_reading(target, copy.files, display, keep_major, write_files)
     return load_apiref(target, display=display, keep_major=keep_major, fs=DISK,
                        sandbox=None if root is None else Path(os.path.realpath(root)))
 

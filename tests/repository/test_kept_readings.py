@@ -298,3 +298,16 @@ def test_a_kept_side_is_read_here_and_a_new_one_in_a_child(project: Project,
     assert first is not None and again is not None
     assert again.snapshot.document.data == first.snapshot.document.data
     assert again.warnings == first.warnings
+
+
+def test_check_keeps_the_new_sides_files_once(project: Project, run_cli, monkeypatch) -> None:
+    """The base side's files are the new side's, mostly: only the new side keeps each
+    file's reading (the base, read beside it in a child, replays but writes nothing)."""
+    inc = next(p for p in (project.top / "api-ref" / "source").glob("*.inc"))
+    project.commit({str(inc.relative_to(project.top)): inc.read_text() + "\n.. A comment.\n"})
+    monkeypatch.chdir(project.top)
+    code, _, _ = run_cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-validate")
+    forked.wait_answered()
+    files = [p for p in (project.top / "api-ref" / "source").rglob("*")
+             if p.suffix in (".inc", ".rst")]
+    assert len(_entries(project, "apiref-files")) == len(files)

@@ -54,8 +54,9 @@ _SELECTION = ("lines", "start_at", "start_after", "end_at", "end_before")
 class KeptFiles:
     """The records of one tree's reading: found per file, kept once the tree is read."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, write: bool = True) -> None:
         self.tree = tree
+        self.write = write  # False: replay what is kept, keep nothing new
         self.cache = ParsedCache("apiref-files", keep=_KEEP)
         # what was read here, to keep: (key, sections, log, versions, outside names)
         self.pending: list[tuple[str, list[Section], list[tuple[Any, ...]], list[Version],
@@ -137,6 +138,8 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
     replayed = _replayed(*found, ctx, kept) if found is not None else None
     if replayed is not None:
         return replayed
+    if not kept.write:
+        return read_sections(file, ctx)
     log: list[tuple[Any, ...]] = []
     kept.yaml_files = ctx.yaml_files  # what the definitions a file looked up were
     ctx.log = ctx.tree.log = log

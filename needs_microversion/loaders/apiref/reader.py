@@ -54,16 +54,16 @@ class ApiRefResult:
 
 def load_apiref(source: Path, *, display: str | None = None, keep_major: bool | None = None,
                 fs: Files = DISK, sandbox: Path | None = None,
-                keep_files: bool = False) -> ApiRefResult:
+                keep_files: bool = False, write_files: bool = True) -> ApiRefResult:
     """Read one api-ref source folder (or a sub-folder such as `v3/`); `keep_major`: keep
     version prefixes in paths (None: only when the tree documents several versions); `fs`:
     where its files are (a git revision's, in memory); `sandbox`: no file outside it is
     read (default: the repository holding the tree, else the folder itself);
-    `keep_files`: each file's reading is kept in the cache, and replayed where still valid
-    (`kept_files`)."""
+    `keep_files`: each file's reading is kept in the cache (unless not `write_files`), and
+    replayed where still valid (`kept_files`)."""
     shown = display or str(source)  # a git revision's tree is named as the user wrote it
     try:
-        return _load(source, shown, display, keep_major, fs, sandbox, keep_files)
+        return _load(source, shown, display, keep_major, fs, sandbox, keep_files, write_files)
     except InputError as exc:  # named from the tree's folder: name it as the user wrote it
         if exc.file is None or exc.file.startswith("/") or exc.file == shown:
             raise
@@ -85,7 +85,8 @@ def _project(srcdir: Path, fs: Files) -> str | None:
 
 
 def _load(source: Path, shown: str, display: str | None, keep_major: bool | None,
-          fs: Files, sandbox: Path | None, keep_files: bool) -> ApiRefResult:
+          fs: Files, sandbox: Path | None, keep_files: bool, write_files: bool
+          ) -> ApiRefResult:
     if not fs.is_dir(source):
         raise InputError("not an api-ref source folder", shown)
     tree = open_tree(source, fs, sandbox)
@@ -93,7 +94,7 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
         raise InputError("not an api-ref source folder (no .inc or .rst files)", shown)
     ctx = TreeContext(tree)
     sections: list[Section] = []
-    kept = KeptFiles(tree) if keep_files else None
+    kept = KeptFiles(tree, write_files) if keep_files else None
     for file in tree.files:
         sections.extend(read_file(file, ctx, kept))
         if len(sections) > MAX_OPERATIONS:  # each section is one rest_method
