@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -35,6 +36,21 @@ def a_row(old: Any, new: Any) -> HistoryRow:
                       (("nova", report),))
 
 
+def shape(value: Any) -> Any:
+    """What a value is, types and order and all, except the order a frozenset happens to
+    iterate in (it depends on how it was built and on the hash seed: not contract)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *(shape(getattr(value, f.name))
+                                         for f in dataclasses.fields(value)))
+    if isinstance(value, frozenset):
+        return ("frozenset", sorted(repr(shape(item)) for item in value))
+    if isinstance(value, dict):
+        return ("dict", [(shape(k), shape(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [shape(item) for item in value])
+    return (type(value).__name__, repr(value))
+
+
 @pytest.mark.parametrize("old,new", [
     (None, "string"),
     ({"type": "string", "enum": ("a", "b")}, {"type": ["string", "null"], "maxLength": 2.5}),
@@ -45,7 +61,7 @@ def a_row(old: Any, new: Any) -> HistoryRow:
 def test_a_row_comes_back_the_same_through_json(old: Any, new: Any) -> None:
     row = a_row(old, new)
     back = decode(json.loads(json.dumps(encode(row))), HistoryRow)
-    assert back == row and repr(back) == repr(row)  # types, order and all
+    assert back == row and shape(back) == shape(row)  # types, order and all
     change = back.reports[0][1].findings[0].change
     assert type(change.old) is type(old) and type(change.new) is type(new)
 
