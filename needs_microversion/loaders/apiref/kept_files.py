@@ -123,7 +123,10 @@ class KeptFiles:
     def _write(self, pending: list[tuple[str, list[Section], list[tuple[Any, ...]],
                                          list[Version], list[str]]]) -> None:
         for key, *reading in pending:
-            found = _record(self, *reading)  # type: ignore[arg-type]
+            try:  # best effort, like every cache write: a record not kept is a miss later
+                found = _record(self, *reading)  # type: ignore[arg-type]
+            except (KeyError, TypeError, ValueError, RecursionError):
+                continue
             if found is not None:
                 self.cache.put_text(key, found[0], found[1])
 
