@@ -139,16 +139,17 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     # documents are compared: the two cost about the same and do not depend on each other.
     # The children start as soon as the change is seen to edit some project's API code
     # (the longest part of the run), and are ended if the plan reads no code after all.
-    sides = None
-    if any(touches_api_code(changed, project) for project in CODE_PROJECTS):
-        later = SideReader(new, fork=True)  # the longest: started first
-        sides = (SideReader(old), later)
+    readers: list[SideReader] = []
     try:
+        if any(touches_api_code(changed, project) for project in CODE_PROJECTS):
+            readers.append(SideReader(new, fork=True))  # the longest: started first
+            readers.insert(0, SideReader(old))  # may fail (its version file): new is ended
         plan = plan_change(repo, old, new, request, changed)
     except BaseException:
-        for side in sides or ():
+        for side in readers:
             side.stop()
         raise
+    sides = (readers[0], readers[1]) if readers else None
     if sides is not None and not _reads_code(plan, request):
         for side in sides:
             side.stop()
