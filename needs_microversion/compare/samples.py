@@ -10,13 +10,11 @@ from needs_microversion.model.versions import FLOOR, Version, VersionRange
 
 
 class Samples:
-    """The versions at which an operation appears, changes or disappears, memoised per
-    schema for the whole comparison."""
+    """The versions at which an operation appears, changes or disappears (each snapshot's
+    schema table keeps what its schemas reach)."""
 
     def __init__(self, old: Snapshot, new: Snapshot, floor: Version) -> None:
         self.old, self.new, self.floor = old, new, floor
-        self._bounds_old: dict[int, frozenset[Version]] = {}
-        self._bounds_new: dict[int, frozenset[Version]] = {}
 
     def at(self, old_op: Operation | None, new_op: Operation | None
            ) -> tuple[list[Version], list[Version]]:
@@ -24,8 +22,8 @@ class Samples:
         it). One if nothing is versioned."""
         if not (self.old.bounds or self.new.bounds):
             return [self.floor], []
-        bounds = set(self.op_bounds(old_op, self.old.schemas, self._bounds_old))
-        new_bounds = self.op_bounds(new_op, self.new.schemas, self._bounds_new)
+        bounds = set(op_bounds(old_op, self.old.schemas))
+        new_bounds = op_bounds(new_op, self.new.schemas)
         bounds |= new_bounds
         old_max = self.old.max_version
         if old_max is None:
@@ -38,23 +36,6 @@ class Samples:
         above = sorted(b for b in bounds if b > old_max)
         return below, above
 
-    def op_bounds(self, op: Operation | None, table: SchemaLookup,
-                  memo: dict[int, frozenset[Version]]) -> frozenset[Version]:
-        if op is None:
-            return frozenset()
-        found = set(op.versions.bounds())
-        schemas: list[RawSchema | None] = [p.schema for p in op.parameters.values()]
-        found.update(b for p in op.parameters.values() for b in p.versions.bounds())
-        schemas.extend(op.request_content.values())
-        for response in op.responses.values():
-            found.update(response.versions.bounds())
-            schemas.extend(response.content.values())
-            schemas.extend(h.schema for h in response.headers.values())
-            found.update(b for h in response.headers.values() for b in h.versions.bounds())
-        for raw in schemas:
-            if raw is not None:
-                found |= schema_bounds(raw, table, memo, set())
-        return frozenset(found)
 
 
 def since(versions: VersionRange | None, version: Version, floor: Version) -> Version | None:
@@ -75,32 +56,21 @@ def first_version(old: Snapshot, new: Snapshot) -> Version:
     return Version(min(v.major for v in known), 0) if known else FLOOR
 
 
-def schema_bounds(raw: RawSchema, table: SchemaLookup, memo: dict[int, frozenset[Version]],
-                  active: set[int]) -> frozenset[Version]:
-    schema = table.get(raw)
-    key = id(schema)
-    if key in memo:
-        return memo[key]
-    if key in active:
+def op_bounds(op: Operation | None, table: SchemaLookup) -> frozenset[Version]:
+    """Where anything of the operation starts or stops: between two of these versions its
+    contract is the same."""
+    if op is None:
         return frozenset()
-    active.add(key)
-    found = set(schema.versions.bounds())
-    children: list[RawSchema] = []
-    for prop in schema.properties.values():
-        found.update(prop.versions.bounds())
-        children.append(prop.schema)
-    if schema.switch:
-        for rng, variant in schema.switch:
-            found.update(rng.bounds())
-            children.append(variant)
-    children.extend(b for branches in schema.alternatives.values() for b in branches)
-    children.extend(schema.subschemas.values())
-    if schema.items is not None:
-        children.append(schema.items)
-    if isinstance(schema.additional, RawSchema):
-        children.append(schema.additional)
-    for child in children:
-        found |= schema_bounds(child, table, memo, active)
-    active.discard(key)
-    memo[key] = frozenset(found)
-    return memo[key]
+    found = set(op.versions.bounds())
+    schemas: list[RawSchema | None] = [p.schema for p in op.parameters.values()]
+    found.update(b for p in op.parameters.values() for b in p.versions.bounds())
+    schemas.extend(op.request_content.values())
+    for response in op.responses.values():
+        found.update(response.versions.bounds())
+        schemas.extend(response.content.values())
+        schemas.extend(h.schema for h in response.headers.values())
+        found.update(b for h in response.headers.values() for b in h.versions.bounds())
+    for raw in schemas:
+        if raw is not None:
+            found |= table.bounds(raw)
+    return frozenset(found)

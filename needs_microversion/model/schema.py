@@ -93,6 +93,10 @@ class SchemaLookup(Protocol):
         """The normalised schema of a handle (`$ref` followed, `allOf` merged)."""
         ...
 
+    def bounds(self, raw: RawSchema) -> frozenset[Version]:
+        """Every microversion at which something under the schema starts or stops."""
+        ...
+
 
 def schema_at(table: SchemaLookup, raw: RawSchema | None, version: Version) -> Schema | None:
     """The schema visible at `version`: microversion containers pick their variant."""

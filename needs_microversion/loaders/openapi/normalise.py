@@ -22,7 +22,7 @@ from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
     INFERRED_KEY, OPENSTACK_KEY, is_container, openstack_range)
 from needs_microversion.model.schema import Prop, RawSchema, Schema, canonical
-from needs_microversion.model.versions import ALL, VersionRange
+from needs_microversion.model.versions import ALL, Version, VersionRange
 
 
 def range_of(node: Any) -> VersionRange:
@@ -38,6 +38,7 @@ class SchemaTable:
         self._resolver = resolver
         # id(node) -> (node, Schema): keeping the node alive keeps its id unique.
         self._memo: dict[int, tuple[Any, Schema]] = {}
+        self._kept_bounds: dict[int, tuple[Any, frozenset[Version]]] = {}
 
     @property
     def documents(self) -> tuple[Document, ...]:
@@ -61,6 +62,75 @@ class SchemaTable:
         schema = self._normalise(raw)
         self._memo[id(raw.node)] = (raw.node, schema)
         return schema
+
+    def bounds(self, raw: RawSchema) -> frozenset[Version]:
+        """Every microversion at which something under the schema starts or stops: the
+        bounds of each `x-openstack` range on the nodes it reaches, read from the raw nodes
+        (normalising them all cost a large change most of its comparison).
+
+        It holds the bounds of every normalised range below it: such a range is a node's
+        own, or the intersection of several (a property and the schema it refers to, the
+        parts of an `allOf`), whose bounds are among its parts'. Extra bounds only add
+        versions where the contract is the same as at the bound before them."""
+        return self._reach(raw, {}, [])[0]
+
+    def _reach(self, raw: RawSchema, order: dict[int, int], path: list[Any]
+               ) -> tuple[frozenset[Version], int]:
+        """(the bounds below, the first node still being walked that the walk met: Tarjan's
+        low link). The nodes of a cycle reach what its first node reaches; each is kept
+        once the cycle is closed, so no node is walked twice."""
+        node = raw.node
+        if not isinstance(node, dict):
+            return _NO_BOUNDS, _DONE
+        key = id(node)
+        hit = self._kept_bounds.get(key)
+        if hit is not None:
+            return hit[1], _DONE
+        met = order.get(key)
+        if met is not None:  # still being walked (a finished node is kept): a cycle
+            return _NO_BOUNDS, met
+        first = order[key] = len(order)
+        path.append(node)
+        found = set(openstack_range(node).bounds())
+        low = first
+        for child in self._raw_children(raw):
+            below, reached = self._reach(child, order, path)
+            found |= below
+            low = min(low, reached)
+        result = frozenset(found)
+        if low < first:  # in a cycle entered above: its first node collects the bounds
+            return result, low
+        while True:
+            member = path.pop()
+            self._kept_bounds[id(member)] = (member, result)
+            if member is node:
+                return result, _DONE
+
+    def _raw_children(self, raw: RawSchema) -> list[RawSchema]:
+        """The schema nodes a schema is made of: what `_normalise` reads as its parts and
+        children (a `$ref` target, with or without siblings, included)."""
+        node, doc = raw.node, raw.doc
+        children: list[Any] = []
+        if isinstance(node.get("$ref"), str):
+            target_doc, target, pointer = self._resolver.resolve(node["$ref"], doc)
+            found = [RawSchema(target_doc, target, pointer)]
+        else:
+            found = []
+        for kw in ("properties", *SUBSCHEMA_MAP_KEYWORDS):
+            value = node.get(kw)
+            if isinstance(value, dict):
+                children.extend(value.values())
+        for kw in ("allOf", "oneOf", "anyOf", "items", "prefixItems"):
+            value = node.get(kw)
+            if isinstance(value, list):
+                children.extend(value)
+        for kw in ("items", "additionalProperties", *SUBSCHEMA_KEYWORDS):
+            value = node.get(kw)
+            if isinstance(value, dict):
+                children.append(value)
+        # No pointer: a bound has no place, and a `$ref` resolves against its file alone.
+        found.extend(RawSchema(doc, child, ()) for child in children if isinstance(child, dict))
+        return found
 
     def _child(self, raw: RawSchema, key: str | int, node: Any) -> RawSchema:
         return RawSchema(raw.doc, node, (*raw.pointer, str(key)))
@@ -220,6 +290,10 @@ class SchemaTable:
             for i, sub in enumerate(prefix):
                 subs[f"{{prefixItems:{i}}}"] = self._child(base, i, sub)
         return subs
+
+
+_NO_BOUNDS: frozenset[Version] = frozenset()
+_DONE = 1 << 30  # met no node still being walked
 
 
 def _enum(node: Mapping[str, Any]) -> frozenset[str] | None:
