@@ -10,9 +10,10 @@ ever read; such names are refused with a warning.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from needs_microversion.documents.files import DISK, Files
@@ -25,6 +26,9 @@ MAX_INCLUDE_DEPTH = 100
 # Real trees: parameters.yaml up to ~0.2 MiB, a whole tree with the examples it shows ~4 MiB.
 MAX_FILE_BYTES = 4 * 2**20
 MAX_TREE_BYTES = 32 * 2**20
+# An include directive's marker, in any case (directive names are read so) and spacing
+# (tabs are expanded before scanning): a file without one includes nothing.
+_MAY_INCLUDE = re.compile(r"\.\.[ \t]+include[ \t]?::", re.IGNORECASE)
 
 
 @lru_cache(maxsize=2048)
@@ -43,8 +47,12 @@ class SourceFile:
     path: Path
     rel: str  # name relative to the source folder, for locations
     text: str
-    doc: RstDoc
     base: Path  # the folder relative file arguments resolve against
+
+    @cached_property
+    def doc(self) -> RstDoc:
+        """The file scanned, when first asked: a file whose reading is kept never is."""
+        return parse_cached(self.text)
 
 
 @dataclass
@@ -142,28 +150,30 @@ def open_tree(source: Path, fs: Files = DISK, sandbox: Path | None = None) -> Tr
         text = tree.read_text(resolved, tree.rel(path))
         if text is not None:
             texts[resolved] = text
-    docs = {path: parse_cached(text) for path, text in texts.items()}
-    includes = {path: list(_includes(tree, path, doc)) for path, doc in docs.items()}
+    includes = {path: _includes(tree, path, text) for path, text in texts.items()}
     # Files included from outside the given folder (`v3/index.rst` including
     # `../common/shared.inc`) belong to the tree as Sphinx builds it.
-    pending = [t for targets in includes.values() for t in targets if t not in docs]
+    pending = [t for targets in includes.values() for t in targets if t not in texts]
     while pending:
         path = pending.pop()
-        text = None if path in docs else tree.read_text(path, tree.rel(path))
+        text = None if path in texts else tree.read_text(path, tree.rel(path))
         if text is not None:
-            texts[path], docs[path] = text, parse_cached(text)
-            includes[path] = list(_includes(tree, path, docs[path]))
-            pending.extend(t for t in includes[path] if t not in docs)
-    order, base = _document_order(docs, includes, tree.rel)
-    tree.files = [SourceFile(path, tree.rel(path), texts[path], docs[path], base[path])
-                  for path in order]
+            texts[path] = text
+            includes[path] = _includes(tree, path, text)
+            pending.extend(t for t in includes[path] if t not in texts)
+    order, base = _document_order(texts, includes, tree.rel)
+    tree.files = [SourceFile(path, tree.rel(path), texts[path], base[path]) for path in order]
     return tree
 
 
-def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
-    """`.. include::` targets of one file, resolved relative to that file (docutils)."""
+def _includes(tree: Tree, path: Path, text: str) -> list[Path]:
+    """`.. include::` targets of one file, resolved relative to that file (docutils). Only
+    a file that may hold the directive is scanned here (an `.inc` holds none, and is
+    scanned only if its reading is not kept)."""
+    if not _MAY_INCLUDE.search(text):
+        return []
     found = []
-    for block in doc.blocks:
+    for block in parse_cached(text).blocks:
         if isinstance(block, Directive) and block.name == "include" and block.head:
             where = f"{tree.rel(path)}:{block.line}"
             name = block.head.strip()
@@ -177,7 +187,7 @@ def _includes(tree: Tree, path: Path, doc: RstDoc) -> list[Path]:
     return found
 
 
-def _document_order(docs: dict[Path, RstDoc], includes: dict[Path, list[Path]],
+def _document_order(docs: Collection[Path], includes: dict[Path, list[Path]],
                     rel: Callable[[Path], str]) -> tuple[list[Path], dict[Path, Path]]:
     """Include order from each top-level document (index.rst first), then files nobody
     includes. Files included twice count once; each file's base folder is its including

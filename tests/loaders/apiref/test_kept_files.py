@@ -332,3 +332,24 @@ def test_a_record_of_the_wrong_shape_is_a_miss(tmp_path: Path, cache: Path, read
     reads.clear()
     _same(_load(tree, keep=True), fresh)
     assert "a.inc" in reads and "b.inc" in reads
+
+
+def test_a_replayed_file_is_never_scanned(tmp_path: Path, cache: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a file that may include others is scanned to find them; one whose reading is
+    kept is not scanned at all (nova: 67 of 68 files)."""
+    from needs_microversion.loaders.apiref import tree as apiref_tree
+
+    files = {**_files(), "c.inc": "Third\n=====\n\n..\tINCLUDE::  d.inc\n",
+             "d.inc": _inc("Fourth", "/d", "  - name: name")}
+    files["index.rst"] += ".. include:: c.inc\n"
+    folder = _tree(tmp_path / "t", files)
+    fresh = _load(folder, keep=True)
+    assert "/d" in fresh.document["paths"]  # a tab and capitals: still an include
+    apiref_tree.parse_cached.cache_clear()
+    scanned: list[str] = []
+    real = apiref_tree.read_rst
+    monkeypatch.setattr(apiref_tree, "read_rst",
+                        lambda text: scanned.append(text.splitlines()[0]) or real(text))
+    _same(_load(folder, keep=True), fresh)
+    assert sorted(scanned) == ["API", "Third"]
