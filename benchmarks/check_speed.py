@@ -58,12 +58,13 @@ def prepared(tool: Path, repo: Path, commit: str, mode: str) -> Path:
     return cache
 
 
-def check_speed(tools: list[Path], repo: Path, commits: list[str], repeat: int) -> None:
+def check_speed(tools: list[Path], repo: Path, commits: list[str], repeat: int,
+                modes: tuple[str, ...] = MODES) -> None:
     print(f"check --from-ref C~1 --to-ref C in {repo}, median of {repeat}")
     header = "commit       mode " + "".join(f"  wall {i}  cpu {i}" for i in range(len(tools)))
     print(header + ("   cpu 1/0" if len(tools) == 2 else ""))
     for commit in commits:
-        for mode in MODES:
+        for mode in modes:
             figures: list[list[tuple[float, float]]] = [[] for _ in tools]
             codes = set()
             for _ in range(repeat):
@@ -108,6 +109,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--tool", type=Path, default=TOOL)
     parser.add_argument("--against", type=Path, help="a second build, timed beside")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help=f"which of {', '.join(MODES)} to time (comma-separated)")
     parser.add_argument("--history", action="store_true", help="time history instead")
     parser.add_argument("--since", help="history's --since")
     options = parser.parse_args()
@@ -115,7 +118,8 @@ def main() -> None:
     if options.history:
         history_speed(tools, options.repo, options.since)
     else:
-        check_speed(tools, options.repo, options.commits, options.repeat)
+        check_speed(tools, options.repo, options.commits, options.repeat,
+                    tuple(options.modes.split(",")))
 
 
 if __name__ == "__main__":

@@ -22,13 +22,14 @@ from needs_microversion.errors import InputError
 from needs_microversion.loaders.code import API_CODE, is_api_code
 from needs_microversion.model.document import Document
 from needs_microversion.model.snapshot import Snapshot
-from needs_microversion.model.versions import Version
+from needs_microversion.model.versions import Version, parse_version
 from needs_microversion.repository.layout import KNOWN
 from needs_microversion.repository.revision import Revision
 from needs_microversion.repository.versionfile import read_version_file
 
 if TYPE_CHECKING:  # the code reader is imported when a change edits the API's code
     from needs_microversion.loaders.code.records import Unread
+    from needs_microversion.loaders.openapi.version_warnings import Marks
 
 # The projects whose code declares its whole contract (routes, decorators, schemas).
 CODE_PROJECTS = tuple(API_CODE)
@@ -52,6 +53,7 @@ class CodeReading:
 
     document: dict[str, Any]
     unread: tuple[Unread, ...]
+    marks: Marks | None = None  # the document's walk, when kept with it
 
 
 def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = None,
@@ -77,11 +79,10 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
                          "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
              "inputs": revision.blob_ids(contract.inputs),
              "folders": [list(f) for f in contract.folders]}
-    put = partial(cache.put, key, entry)
     if keep is None:
-        put()
-    else:
-        keep.append(put)
+        cache.put(key, entry)
+    else:  # a child, once it answered: the walk is kept too (a base side is read often)
+        keep.append(lambda: cache.put(key, {**entry, "marks": _marks_entry(reading.document)}))
     return reading
 
 
@@ -153,9 +154,32 @@ def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading
                 _has_modules(files, folder) != present for folder, present in folders):
             return None
         return CodeReading(kept["document"], tuple(Unread(f, int(n), r)
-                                                for f, n, r in kept["unread"]))
+                                                for f, n, r in kept["unread"]),
+                           _kept_marks(entry.get("marks")))
     except (TypeError, KeyError, ValueError, AttributeError):
         return None  # no entry, or not one this tool wrote
+
+
+def _marks_entry(document: dict[str, Any]) -> dict[str, Any] | None:
+    from needs_microversion.loaders.openapi.version_warnings import marks_of
+
+    marks = marks_of(_document(document, "code"))
+    return None if marks is None else {"bounds": sorted(str(b) for b in marks.bounds),
+                                       "top": None if marks.top is None else str(marks.top)}
+
+
+def _kept_marks(entry: Any) -> Marks | None:
+    """Kept marks, when they read as written (else the document is walked)."""
+    from needs_microversion.loaders.openapi.version_warnings import Marks
+
+    if not isinstance(entry, dict) or not isinstance(entry.get("bounds"), list):
+        return None
+    bounds = [parse_version(b) if isinstance(b, str) else None for b in entry["bounds"]]
+    top = entry.get("top")
+    highest = parse_version(top) if isinstance(top, str) else None
+    if None in bounds or (top is not None and highest is None):
+        return None
+    return Marks(frozenset(b for b in bounds if b is not None), highest)
 
 
 def code_side(revision: Revision, display: str) -> CodeSide | None:
@@ -169,12 +193,15 @@ def as_side(reading: CodeReading, display: str) -> CodeSide:
     """A reading (made here or in a child process) as the snapshot compared."""
     from needs_microversion.loaders.openapi.builder import load_openapi
 
-    top = Path("/", "code")
-    doc = Document(path=top, display=display, root=top, text="", data=reading.document,
-                   format="code")
     warnings = tuple(f"{u.file}:{u.line}: the code's value could not be read ({u.reason}); "
                      "its changes are not seen" for u in reading.unread)
-    return CodeSide(load_openapi(doc, source="code"), warnings)
+    return CodeSide(load_openapi(_document(reading.document, display), source="code",
+                                 marks=reading.marks), warnings)
+
+
+def _document(data: dict[str, Any], display: str) -> Document:
+    top = Path("/", "code")
+    return Document(path=top, display=display, root=top, text="", data=data, format="code")
 
 
 def _has_modules(files: tuple[str, ...], folder: str) -> bool:

@@ -300,6 +300,46 @@ def test_a_kept_side_is_read_here_and_a_new_one_in_a_child(project: Project,
     assert again.warnings == first.warnings
 
 
+def test_a_kept_side_is_built_from_its_kept_walk(project: Project, monkeypatch) -> None:
+    """The child that read a side keeps the walk of its document with it: a later run
+    builds the snapshot without walking it again, and builds the same snapshot."""
+    from needs_microversion.loaders.openapi import builder
+    from needs_microversion.repository.code import SideReader
+
+    first = SideReader(_revision(project))()
+    forked.wait_answered()
+    walks: list[int] = []
+    real = builder.openstack_nodes
+    monkeypatch.setattr(builder, "openstack_nodes",
+                        lambda *args: walks.append(1) or real(*args))
+    kept = SideReader(_revision(project))
+    assert kept.reading().marks is not None
+    again = kept()
+    assert walks == []
+    assert first is not None and again is not None
+    for field in ("max_version", "bounds", "warnings", "refs"):
+        assert getattr(again.snapshot, field) == getattr(first.snapshot, field), field
+    assert first.snapshot.bounds  # the widgets' microversions: a walk that found something
+
+
+@pytest.mark.parametrize("marks", [3, {"bounds": "2.1"}, {"bounds": ["2.x"], "top": "2.5"},
+                                   {"bounds": ["2.1"], "top": 5}, {"bounds": [None]}])
+def test_a_damaged_kept_walk_is_walked_again(project: Project, monkeypatch, marks: Any) -> None:
+    from needs_microversion.repository.code import SideReader
+
+    first = SideReader(_revision(project))()
+    forked.wait_answered()
+    [entry] = _entries(project, "code")
+    kept = json.loads(entry.read_text())
+    kept["data"]["marks"] = marks
+    entry.write_text(json.dumps(kept))
+    made = _unread(monkeypatch)
+    again = SideReader(_revision(project))
+    assert again.reading().marks is None and made == []  # the reading itself still holds
+    assert first is not None and again() is not None
+    assert again().snapshot.bounds == first.snapshot.bounds
+
+
 def test_check_keeps_the_new_sides_files_once(project: Project, run_cli, monkeypatch) -> None:
     """The base side's files are the new side's, mostly: only the new side keeps each
     file's reading (the base, read beside it in a child, replays but writes nothing)."""

@@ -19,7 +19,8 @@ from needs_microversion.loaders.openapi.keywords import DATA_KEYS, NAME_MAPS
 from needs_microversion.loaders.openapi.normalise import SchemaTable, range_of
 from needs_microversion.loaders.openapi.pathitems import METHODS, path_items
 from needs_microversion.loaders.openapi.serialization import exploded, serialization
-from needs_microversion.loaders.openapi.version_warnings import openstack_nodes, version_warnings
+from needs_microversion.loaders.openapi.version_warnings import (
+    Marks, openstack_nodes, walk_marks)
 from needs_microversion.model.document import Document
 from needs_microversion.model.extensions import (
     ACTION_NAME_KEY, ASIDES_KEY, EXAMPLE_BODIES_KEY, INFERRED_KEY, LOCATION_KEY, OPENSTACK_KEY,
@@ -45,9 +46,11 @@ _REF_IN_TEXT = re.compile(r"""\$ref["']?\s*:\s*["'](#[^"'\\]*)["']""")  # litera
 class SnapshotBuilder:
     """Reads one OpenAPI-shaped document; `build()` returns its Snapshot."""
 
-    def __init__(self, doc: Document, *, source: str = "openapi") -> None:
+    def __init__(self, doc: Document, *, source: str = "openapi",
+                 marks: Marks | None = None) -> None:
         self.doc = doc
         self.source = source
+        self.marks = marks  # a made document's walk, kept with it (the code's): not redone
         self.resolver = RefResolver(doc)
         self.schemas = SchemaTable(self.resolver)
         data = doc.data
@@ -91,8 +94,8 @@ class SnapshotBuilder:
         # A document the tool made (an api-ref tree's, the code's) holds no `$ref`: the walk
         # that finds its microversions says so, and its refs are checked only if it does.
         refs: list[bool] = []
-        walked = None if self.source == "openapi" else openstack_nodes(self.doc, refs)
-        if walked is None or refs:
+        walked = None if self.source == "openapi" or self.marks else openstack_nodes(self.doc, refs)
+        if (walked is None and self.marks is None) or refs:
             self.check_refs()
         paths = self.expect_mapping(self.data.get("paths"), ("paths",), "'paths'")
         factories: dict[OpKey, Callable[[], Operation]] = {}
@@ -129,27 +132,22 @@ class SnapshotBuilder:
                                          f"{path}", self.doc.display, line_of(self.doc, op_pointer))
                     factories[key] = factory
                     raws[key] = (item.get("parameters"), raw_op, shared)
-        # One walk per file for `x-openstack`: the document and every file its `$ref`s
-        # read (check_refs read them all).
-        marked = [(doc, walked if walked is not None and doc is self.doc
-                   else openstack_nodes(doc))
-                  for doc in self.resolver.documents]
-        ranges = [openstack_range(node) for _, nodes in marked for _, node in nodes]
+        # The document and every file its `$ref`s read (check_refs read them all).
+        marks, warnings = (self.marks, ()) if self.marks else walk_marks(
+            [(doc, walked if doc is self.doc else None) for doc in self.resolver.documents])
         return Snapshot(source=self.source, display=self.doc.display, document=self.doc,
-                        max_version=self.max_version(ranges),
-                        bounds=frozenset(b for r in ranges for b in r.bounds()),
+                        max_version=self.max_version(marks.top), bounds=marks.bounds,
                         operations=Operations(factories, raws, bare), schemas=self.schemas,
-                        warnings=tuple(w for doc, nodes in marked
-                                       for w in version_warnings(doc, nodes)),
-                        refs=None if walked is None else bool(refs))
+                        warnings=warnings,
+                        refs=None if walked is None and self.marks is None else bool(refs))
 
-    def max_version(self, ranges: list[VersionRange]) -> Version | None:
+    def max_version(self, top: Version | None) -> Version | None:  # else the ranges' highest
         info = self.data.get("info")
         version = info.get("version") if isinstance(info, dict) else None
         text = getattr(version, "source_text", version)
         if isinstance(text, str) and _X_Y.match(text.strip()):
             return parse_version(text)
-        return max((v for r in ranges for v in (r.lo, r.hi) if v is not None), default=None)
+        return top
 
     def check_refs(self) -> None:
         """Resolve every `$ref` once, so dangling or escaping refs fail before any diff."""
@@ -439,8 +437,9 @@ class SnapshotBuilder:
         return result
 
 
-def load_openapi(doc: Document, *, source: str = "openapi") -> Snapshot:
-    return SnapshotBuilder(doc, source=source).build()
+def load_openapi(doc: Document, *, source: str = "openapi", marks: Marks | None = None
+                 ) -> Snapshot:
+    return SnapshotBuilder(doc, source=source, marks=marks).build()
 
 
 def _check_operations(count: int, doc: Document) -> None:

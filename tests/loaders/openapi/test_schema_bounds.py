@@ -177,3 +177,25 @@ def test_schemas_merging_on_cycles_are_compared_in_time(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode in (0, 1), done.stderr
     assert json.loads(done.stdout)["verdict"]
+
+
+def test_a_made_documents_walk_is_kept_only_when_it_found_nothing_to_say() -> None:
+    from needs_microversion.loaders.openapi.version_warnings import marks_of
+
+    def made(schema: dict[str, Any]) -> Document:
+        data = {"openapi": "3.1.0", "info": {"title": "t", "version": "2.9"}, "paths": {
+            "/a": {"get": {"responses": {"200": {"description": "ok", "content": {
+                "application/json": {"schema": schema}}}}}}}}
+        return Document(path=Path("/code"), display="code:HEAD", root=Path("/code"), text="",
+                        data=data, format="code")
+
+    plain = made({"properties": {"a": _ranged("2.3", "2.7")}})
+    marks = marks_of(plain)
+    assert marks is not None and marks.bounds == {Version(2, 3), Version(2, 8)}
+    assert marks.top == Version(2, 7)
+    built, walked = load_openapi(plain, source="code", marks=marks), load_openapi(
+        plain, source="code")
+    assert (built.max_version, built.bounds, built.warnings, built.refs) == (
+        walked.max_version, walked.bounds, walked.warnings, walked.refs)
+    assert marks_of(made({"properties": {"a": _ranged("2.x")}})) is None  # a warning to say
+    assert marks_of(made({"$ref": "#/paths"})) is None  # refs to check
