@@ -79,10 +79,15 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
                          "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
              "inputs": revision.blob_ids(contract.inputs),
              "folders": [list(f) for f in contract.folders]}
+    # The document's walk is kept too: a base side is read on every commit of a branch.
+    def put() -> None:
+        if cache.on:
+            cache.put(key, {**entry, "marks": _marks_entry(reading.document)})
+
     if keep is None:
-        cache.put(key, entry)
-    else:  # a child, once it answered: the walk is kept too (a base side is read often)
-        keep.append(lambda: cache.put(key, {**entry, "marks": _marks_entry(reading.document)}))
+        put()
+    else:  # a child: once it answered
+        keep.append(put)
     return reading
 
 
