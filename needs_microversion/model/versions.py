@@ -47,14 +47,16 @@ def parse_version(value: object) -> Version | None:
         if found is _UNSEEN:
             if len(_PARSED) > 4096:
                 _PARSED.clear()
-            match = _VERSION.match(value)
-            found = _PARSED[value] = Version(int(match.group(1)), int(match.group(2))) \
-                if match else None
+            found = _PARSED[value] = _parsed(value)
         return found  # type: ignore[return-value]
     text = getattr(value, "source_text", None) or value
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
         return None
-    match = _VERSION.match(str(text))
+    return _parsed(str(text))
+
+
+def _parsed(text: str) -> Version | None:
+    match = _VERSION.match(text)
     return Version(int(match.group(1)), int(match.group(2))) if match else None
 
 

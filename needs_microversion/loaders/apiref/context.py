@@ -120,7 +120,7 @@ class TreeContext:
         self.first_done.add(("y", path))
         found, size, problem, duplicates, empty = summary
         rel = self.tree.rel(path)
-        self._read(rel, where, size, problem)
+        self.tree.account(rel, where, size, problem)
         if not found:
             self.warnings.append(f"{where}: {what} '{rel}' not found")
         for line, key in duplicates:  # Sphinx keeps the last: so do we, and say it
@@ -149,7 +149,7 @@ class TreeContext:
         self.first_done.add(("e", path, selection))
         _, size, problem, unselected, not_json, advertised = summary
         rel = self.tree.rel(path)
-        self._read(rel, where, size, problem)
+        self.tree.account(rel, where, size, problem)
         if unselected is not None:
             self.warnings.append(f"{where}: example '{rel}': {unselected}; not used for "
                                  f"nesting")
@@ -157,14 +157,6 @@ class TreeContext:
             self.warnings.append(f"{where}: example '{rel}' is not JSON ({not_json}); not "
                                  f"used for nesting")
         self.advertised.extend(advertised)
-
-    def _read(self, rel: str, where: str, size: int, problem: str | None) -> None:
-        """A file's first read: its bytes count towards the tree's, or why it could not be
-        read is said (`Tree.read_text`)."""
-        if problem is not None:
-            self.tree.warnings.append(f"{where}: cannot read '{rel}': {problem}")
-        else:
-            self.tree.count(size, rel)
 
 
 class _Consulted(Mapping[Any, Any]):

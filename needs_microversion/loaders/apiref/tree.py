@@ -113,11 +113,8 @@ class Tree:
         """A file of the tree; None, with a warning, when it is no regular file or cannot be
         read. Too large a file, or too many bytes in all, is an error naming the file."""
         raw, problem = self.read_bytes(path)
-        if raw is None:
-            self.warnings.append(f"{where}: cannot read '{self.rel(path)}': {problem}")
-            return None
-        self.count(len(raw), self.rel(path))
-        return raw.decode("utf-8", errors="replace")
+        self.account(self.rel(path), where, 0 if raw is None else len(raw), problem)
+        return None if raw is None else raw.decode("utf-8", errors="replace")
 
     def read_bytes(self, path: Path) -> tuple[bytes | None, str | None]:
         """A file's bytes, or why it cannot be read; too large a file is an error."""
@@ -128,8 +125,12 @@ class Tree:
         except InputError as exc:
             return None, exc.reason
 
-    def count(self, size: int, rel: str) -> None:
-        """Bytes read from the tree: too many in all is an error naming the file."""
+    def account(self, rel: str, where: str, size: int, problem: str | None) -> None:
+        """A file read: why it could not be, said as a warning; else its bytes count
+        towards the tree's, and too many in all is an error naming the file."""
+        if problem is not None:
+            self.warnings.append(f"{where}: cannot read '{rel}': {problem}")
+            return
         self.bytes_read += size
         if self.bytes_read > MAX_TREE_BYTES:
             raise InputError(f"the tree's files add up to more than "
