@@ -74,15 +74,18 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
         max_version=max_version)
     if contract is None:
         return None
-    reading = CodeReading(contract.document, contract.unread)
+    # The document's walk goes with it: to the side built of it (in this process, or the
+    # one a child answers), and to the cache (a base side is read on every commit of a branch).
+    reading = CodeReading(contract.document, contract.unread, _walked(contract.document))
     entry = {"reading": {"document": reading.document,
                          "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
              "inputs": revision.blob_ids(contract.inputs),
-             "folders": [list(f) for f in contract.folders]}
-    # The document's walk is kept too: a base side is read on every commit of a branch.
+             "folders": [list(f) for f in contract.folders],
+             "marks": _marks_entry(reading.marks)}
+
     def put() -> None:
         if cache.on:
-            cache.put(key, {**entry, "marks": _marks_entry(reading.document)})
+            cache.put(key, entry)
 
     if keep is None:
         put()
@@ -165,10 +168,13 @@ def _kept(entry: Any, revision: Revision, files: tuple[str, ...]) -> CodeReading
         return None  # no entry, or not one this tool wrote
 
 
-def _marks_entry(document: dict[str, Any]) -> dict[str, Any] | None:
+def _walked(document: dict[str, Any]) -> Marks | None:
     from needs_microversion.loaders.openapi.version_warnings import marks_of
 
-    marks = marks_of(_document(document, "code"))
+    return marks_of(_document(document, "code"))
+
+
+def _marks_entry(marks: Marks | None) -> dict[str, Any] | None:
     return None if marks is None else {"bounds": sorted(str(b) for b in marks.bounds),
                                        "top": None if marks.top is None else str(marks.top)}
 

@@ -65,7 +65,7 @@ def test_a_kept_code_reading_is_the_fresh_one(project: Project, monkeypatch) -> 
     assert fresh is not None and kept is not None
     assert kept.document == json.loads(json.dumps(fresh.document))
     assert kept.unread == fresh.unread
-    assert fresh.marks is None and kept.marks is not None  # its walk is kept with it
+    assert fresh.marks is not None and kept.marks == fresh.marks  # its walk goes with it
     assert len(_entries(project, "code")) == 1
 
 

@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from needs_microversion.loaders.code.output import Converter
@@ -31,9 +32,8 @@ from needs_microversion.model.extensions import OPAQUE_KEY
 from needs_microversion.loaders.code.records import (
     CodeOperation, Declared, Implementation, range_key)
 from needs_microversion.model.extensions import (
-    DISCRIMINATOR_KEY, LOCATION_KEY, MIN_VERSION_KEYS, OPENSTACK_KEY,
-    CODE_KEY, QUERY_KEY, RANGE_UNDECLARED_KEY, REMOVED_KEY, UNDECLARED_KEY, openstack_range,
-    version_ext)
+    DISCRIMINATOR_KEY, LOCATION_KEY, OPENSTACK_KEY,
+    CODE_KEY, QUERY_KEY, RANGE_UNDECLARED_KEY, REMOVED_KEY, UNDECLARED_KEY, version_ext)
 from needs_microversion.model.versions import ALL, Version, VersionRange
 
 _MEDIA = "application/json"
@@ -48,57 +48,55 @@ def build_document(project: str, operations: tuple[CodeOperation, ...],
     """`min_version`: the first microversion the API serves (a bound there is no bound);
     `ranges_declared` False: a method with no version decorator is checked in its body
     (ironic), so its operation's range is marked undeclared (`RANGE_UNDECLARED_KEY`)."""
+    out = _Out(converter, min_version)
     paths: dict[str, dict[str, Any]] = {}
     for op in operations:
         if not op.implementations:
             continue
         key = f"{op.path}#{op.action}" if op.action else op.path
-        result = _operation(op, converter)
+        result = _operation(op, out)
         if not ranges_declared and all(i.versions == ALL for i in op.implementations):
             result[RANGE_UNDECLARED_KEY] = True
         paths.setdefault(key, {})[op.method.lower()] = result
-    if min_version is not None:
-        _from_the_start(paths, min_version)
     info = {"title": f"{project} (code)",
             "version": str(max_version) if max_version else "unversioned", CODE_KEY: True}
     return {"openapi": "3.1.0", "info": info, "paths": paths}
 
 
-def _from_the_start(node: Any, first: Version) -> None:
-    """Drop every lower bound at the API's first microversion: what starts there was always
-    there, however the code spells it (an undecorated method, or `'2.1'`); and drop the
-    alternatives that end below it (no schema "before 2.1": no such version is served)."""
-    start = str(first)
-    pending = [node]  # a walk of plain JSON data (nova's is ~100k nodes): no recursion
-    while pending:
-        node = pending.pop()
-        if type(node) is dict:
-            bounds = node.get(OPENSTACK_KEY)
-            if type(bounds) is dict and bounds.get(MIN_VERSION_KEYS[0]) == start:
-                del bounds[MIN_VERSION_KEYS[0]]
-                if not bounds:
-                    del node[OPENSTACK_KEY]
-            variants = node.get("oneOf")
-            if type(variants) is list:
-                node["oneOf"] = [v for v in variants if not _ends_before(v, first)] or variants
-            pending.extend(value for value in node.values() if type(value) in _CONTAINERS)
-        elif type(node) is list:
-            pending.extend(value for value in node if type(value) in _CONTAINERS)
+@dataclass(frozen=True)
+class _Out:
+    """How values and ranges are written: converted once (`converter`), and bounded from
+    the API's first microversion (`first`): what starts there was always there, however
+    the code spells it (an undecorated method, or `'2.1'`), so no lower bound is written at
+    it; and no alternative that ends below it is written (no schema "before 2.1": no such
+    version is served), unless every alternative does."""
+
+    converter: Converter
+    first: Version | None
+
+    def ext(self, versions: VersionRange) -> dict[str, str]:
+        """The range's `x-openstack` bounds (empty for every version)."""
+        if self.first is not None and versions.lo == self.first:
+            versions = VersionRange(None, versions.hi)
+        return version_ext(versions)
+
+    def bounds(self, versions: VersionRange) -> dict[str, Any]:
+        ext = self.ext(versions)
+        return {OPENSTACK_KEY: ext} if ext else {}
+
+    def served(self, variants: list[tuple[VersionRange, Any]]) -> list[Any]:
+        """A microversion container's alternatives (range, schema), in order."""
+        first = self.first
+        kept = [schema for rng, schema in variants
+                if first is None or rng.hi is None or rng.hi >= first]
+        return kept or [schema for _, schema in variants]
 
 
-_CONTAINERS = (dict, list)
-
-
-def _ends_before(variant: Any, first: Version) -> bool:
-    last = openstack_range(variant).hi if isinstance(variant, dict) else None
-    return last is not None and last < first
-
-
-def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:
+def _operation(op: CodeOperation, out: _Out) -> dict[str, Any]:
     impls = op.implementations
     result: dict[str, Any] = {"summary": ", ".join(dict.fromkeys(i.method for i in impls)),
                               LOCATION_KEY: impls[0].location}
-    bounds = version_ext(hull(i.versions for i in impls))
+    bounds = out.ext(hull(i.versions for i in impls))
     if bounds:
         result[OPENSTACK_KEY] = bounds
     removed = next((i.removed for i in impls if i.removed), None)
@@ -106,22 +104,22 @@ def _operation(op: CodeOperation, converter: Converter) -> dict[str, Any]:
         result[REMOVED_KEY] = removed
     queries = [(i.versions, i.queries, i.location) for i in impls]
     if op.method == "GET" or any(i.queries for i in impls):
-        result[QUERY_KEY] = _part(queries, converter)
-        parameters = _query_parameters(queries, converter)
+        result[QUERY_KEY] = _part(queries, out)
+        parameters = _query_parameters(queries, out)
         if parameters:
             result["parameters"] = parameters
     # A DELETE may carry a body a controller reads (cinder's `force`): with no schema it
     # is undeclared, as a POST's is, so a schema declared there later is coverage.
     if op.method in _BODY_METHODS or op.method == "DELETE" or any(i.requests for i in impls):
-        schema = _part([(i.versions, i.requests, i.location) for i in impls], converter)
+        schema = _part([(i.versions, i.requests, i.location) for i in impls], out)
         result["requestBody"] = {"content": {_MEDIA: {"schema": schema}},
                                  "required": op.method in _BODY_METHODS}
-    result["responses"] = _responses(impls, converter)
+    result["responses"] = _responses(impls, out)
     return result
 
 
 # -- bodies -------------------------------------------------------------------------------
-def _part(pieces: list[Piece], converter: Converter) -> dict[str, Any]:
+def _part(pieces: list[Piece], out: _Out) -> dict[str, Any]:
     """One body over the operation's methods: declared variants, and undeclared gaps."""
     variants: list[tuple[VersionRange, dict[str, Any], bool]] = []
     for outer, declared, location in pieces:
@@ -130,10 +128,10 @@ def _part(pieces: list[Piece], converter: Converter) -> dict[str, Any]:
             versions = item.versions.intersect(outer)
             if not versions.empty:
                 covered.append(versions)
-                variants.append((versions, _variant(item, versions, converter), True))
+                variants.append((versions, _variant(item, versions, out), True))
         for gap in gaps(outer, covered):
             variants.append((gap, {UNDECLARED_KEY: True, LOCATION_KEY: location,
-                                   **_bounds(gap)}, False))
+                                   **out.bounds(gap)}, False))
     variants.sort(key=lambda v: range_key(v[0]))
     if not any(declared for _, _, declared in variants):
         location = pieces[0][2] if pieces else ""
@@ -141,23 +139,23 @@ def _part(pieces: list[Piece], converter: Converter) -> dict[str, Any]:
     if len(variants) == 1:
         return variants[0][1]
     first = next(schema for _, schema, declared in variants if declared)
-    return {"oneOf": [schema for _, schema, _ in variants],
+    return {"oneOf": out.served([(rng, schema) for rng, schema, _ in variants]),
             OPENSTACK_KEY: {DISCRIMINATOR_KEY: "microversion"}, LOCATION_KEY: first[LOCATION_KEY]}
 
 
-def _variant(item: Declared, versions: VersionRange, converter: Converter) -> dict[str, Any]:
-    schema = converter.convert(item.value)
+def _variant(item: Declared, versions: VersionRange, out: _Out) -> dict[str, Any]:
+    schema = out.converter.convert(item.value)
     if isinstance(schema, dict) and OPAQUE_KEY not in schema:
         body = dict(schema)
     else:  # `true`/`false`, or a value the reader could not compute
         body = {"allOf": [schema]}
     body.pop(OPENSTACK_KEY, None)
-    body.update(_bounds(versions))
+    body.update(out.bounds(versions))
     body[LOCATION_KEY] = item.location
     return body
 
 
-def _query_parameters(pieces: list[Piece], converter: Converter) -> list[dict[str, Any]]:
+def _query_parameters(pieces: list[Piece], out: _Out) -> list[dict[str, Any]]:
     """One query parameter per property the query schemas name, across microversions."""
     found: dict[str, list[tuple[VersionRange, Any, str, bool]]] = {}
     for outer, declared, _ in pieces:
@@ -168,7 +166,7 @@ def _query_parameters(pieces: list[Piece], converter: Converter) -> list[dict[st
                 continue
             required = item.value.get("required", [])
             for name, schema in props.items():
-                where = converter.origin(schema) or item.location
+                where = out.converter.origin(schema) or item.location
                 found.setdefault(str(name), []).append(
                     (versions, schema, where, isinstance(required, list) and name in required))
     parameters = []
@@ -180,13 +178,14 @@ def _query_parameters(pieces: list[Piece], converter: Converter) -> list[dict[st
                                  LOCATION_KEY: merged[0][2]}
         whole = hull(v[0] for v in merged)
         if len(merged) == 1:
-            param["schema"] = _lean(converter.convert(merged[0][1]))
+            param["schema"] = _lean(out.converter.convert(merged[0][1]))
         else:
-            param["schema"] = {"oneOf": [{**_lean(converter.convert(schema)), **_bounds(rng)}
-                                         for rng, schema, _, _ in merged],
+            param["schema"] = {"oneOf": out.served(
+                [(rng, {**_lean(out.converter.convert(schema)), **out.bounds(rng)})
+                 for rng, schema, _, _ in merged]),
                                OPENSTACK_KEY: {DISCRIMINATOR_KEY: "microversion"}}
-        if version_ext(whole):
-            param[OPENSTACK_KEY] = version_ext(whole)
+        if out.ext(whole):
+            param[OPENSTACK_KEY] = out.ext(whole)
         parameters.append(param)
     return parameters
 
@@ -221,7 +220,7 @@ def _lean(schema: Any) -> Any:
 
 
 # -- responses ---------------------------------------------------------------------------
-def _responses(impls: tuple[Implementation, ...], converter: Converter) -> dict[str, Any]:
+def _responses(impls: tuple[Implementation, ...], out: _Out) -> dict[str, Any]:
     success: dict[int, list[tuple[VersionRange, Implementation, str]]] = {}
     errors: dict[int, list[tuple[VersionRange, str]]] = {}
     for impl in impls:
@@ -240,30 +239,26 @@ def _responses(impls: tuple[Implementation, ...], converter: Converter) -> dict[
                     errors.setdefault(code, []).append((versions, item.location))
     result: dict[str, Any] = {}
     for code, uses in sorted(success.items()):
-        response = _response("success", uses[0][2], [u[0] for u in uses])
-        body = _part([(rng, impl.responses, where) for rng, impl, where in uses], converter)
+        response = _response("success", uses[0][2], [u[0] for u in uses], out)
+        body = _part([(rng, impl.responses, where) for rng, impl, where in uses], out)
         response["content"] = {_MEDIA: {"schema": body}}
         result[str(code)] = response
     for code, places in sorted(errors.items()):
         result.setdefault(str(code), _response("expected error", places[0][1],
-                                               [p[0] for p in places]))
+                                               [p[0] for p in places], out))
     return result
 
 
-def _response(description: str, location: str, ranges: list[VersionRange]) -> dict[str, Any]:
+def _response(description: str, location: str, ranges: list[VersionRange], out: _Out
+              ) -> dict[str, Any]:
     response: dict[str, Any] = {"description": description, LOCATION_KEY: location}
-    bounds = version_ext(hull(ranges))
+    bounds = out.ext(hull(ranges))
     if bounds:
         response[OPENSTACK_KEY] = bounds
     return response
 
 
 # -- microversion ranges -----------------------------------------------------------------
-def _bounds(versions: VersionRange) -> dict[str, Any]:
-    ext = version_ext(versions)
-    return {OPENSTACK_KEY: ext} if ext else {}
-
-
 def hull(ranges: Any) -> VersionRange:
     """The smallest range holding all of them (an unbounded side stays unbounded)."""
     ranges = list(ranges)

@@ -186,3 +186,18 @@ def test_unreadable_pieces_are_reported(make_repo: Any, nova_files: dict[str, st
     show = contract.document["paths"]["/widgets/{id}"]["get"]["responses"]["200"]
     schema = show["content"]["application/json"]["schema"]
     assert schema["allOf"][0]["x-needs-microversion-opaque"].startswith("a call to oslo_thing")
+
+
+def test_nothing_is_bounded_below_the_first_microversion(
+        make_repo: Any, nova_files: dict[str, str]) -> None:
+    """With `_MIN_API_VERSION = '2.1'`, what starts at 2.1 starts nowhere (no lower bound),
+    and an alternative that ends below it (the undeclared "before 2.1") is not written."""
+    files = {**nova_files, "nova/api/openstack/api_version_request.py":
+             "_MIN_API_VERSION = '2.1'\n_MAX_API_VERSION = '2.5'\n"}
+    paths = _contract(make_repo, files).document["paths"]
+    body = paths["/widgets"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert [v.get(OPENSTACK_KEY) for v in body["oneOf"]] == [
+        {"max-ver": "2.1"}, {"min-ver": "2.2"}]
+    assert not any(v.get(UNDECLARED_KEY) for v in body["oneOf"])
+    assert paths["/widgets/{id}"]["get"][OPENSTACK_KEY] == {"min-ver": "2.3"}
+    assert OPENSTACK_KEY not in paths["/widgets"]["get"]
