@@ -144,11 +144,11 @@ def parse_yaml(raw: bytes, text: str, display: str, loader_class: type[YamlLoade
     except RecursionError:  # the pure-Python composer, or a long chain of merge keys
         raise InputError("nested too deeply", display) from None
     # Aliases need an anchor: without one the data is a tree, walked faster without memos.
-    (_check_expansion if _has_anchor(raw) else _check_tree)(data, display)
+    (_check_expansion if may_anchor(raw) else _check_tree)(data, display)
     return data, node
 
 
-def _has_anchor(raw: bytes) -> bool:
+def may_anchor(raw: bytes) -> bool:
     """Whether an anchor (`&name`) may be written: one starts a token, so it follows a space,
     a line break or a flow indicator, not text (`?a=1&b=2`)."""
     return any(m.start() == 0 or raw[m.start() - 1] in _BEFORE_TOKEN

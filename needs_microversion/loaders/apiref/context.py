@@ -107,10 +107,12 @@ class TreeContext:
             result = YamlFile(seen, seen.lines, result.error, result.duplicates)
         return result
 
-    def yaml_content(self, path: Path) -> tuple[YamlFile | None, YamlSummary]:
-        """A parameters or status file's content and what its first read says; no effect."""
+    def yaml_content(self, path: Path, previous: str | None = None
+                     ) -> tuple[YamlFile | None, YamlSummary]:
+        """A parameters or status file's content and what its first read says; no effect.
+        `previous`: the digest of the file as an earlier reading read it (`load_yaml`)."""
         if path not in self.yaml_files:
-            self.yaml_files[path] = _read_yaml(self.tree, path)
+            self.yaml_files[path] = _read_yaml(self.tree, path, previous)
         return self.yaml_files[path]
 
     def first_yaml(self, path: Path, where: str, what: str, summary: YamlSummary) -> None:
@@ -190,14 +192,15 @@ class _Consulted(Mapping[Any, Any]):
         return len(self.data)
 
 
-def _read_yaml(tree: Tree, path: Path) -> tuple[YamlFile | None, YamlSummary]:
+def _read_yaml(tree: Tree, path: Path, previous: str | None = None
+               ) -> tuple[YamlFile | None, YamlSummary]:
     """A parameters or status file's content and what its first read says; no effect."""
     if not tree.fs.is_file(path):
         return None, (False, 0, None, (), False)
     raw, problem = tree.read_bytes(path)
     if raw is None:
         return None, (True, 0, problem, (), False)
-    result = load_yaml(raw.decode("utf-8", errors="replace"))
+    result = load_yaml(raw.decode("utf-8", errors="replace"), previous)
     empty = result.error is None and not result.entries
     return result, (True, len(raw), None, result.duplicates if result.error is None else (),
                     empty)

@@ -354,7 +354,8 @@ def _current(head: Any, ctx: TreeContext, kept: KeptFiles
             continue
         if consulted is None:
             return None
-        content, summary = ctx.yaml_content(path)
+        content, summary = ctx.yaml_content(  # most of its entries read as they were then
+            path, previous=digest if isinstance(digest, str) else None)
         if content is None or content.error is not None:
             return None
         entries, now = content.entries, content.lines

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from needs_microversion.documents.parsed import ParsedCache, content_digest
 from needs_microversion.errors import InputError
+from needs_microversion.loaders.apiref.yaml_entries import Entry, split_entries, to_parse
 
 if TYPE_CHECKING:  # PyYAML is imported when a file is parsed, not when it was kept
     import yaml
@@ -60,30 +61,93 @@ class YamlFile:
 
 
 @lru_cache(maxsize=64)
-def load_yaml(text: str) -> YamlFile:
+def load_yaml(text: str, previous: str | None = None) -> YamlFile:
     """Parse once per distinct content (old and new trees often share parameters.yaml),
     and keep it in the cache: a change that edits one `.inc` reads nova's parameters.yaml
-    (0.2 MiB, ~35 ms to parse, ~15 ms to import PyYAML) as JSON."""
+    (0.2 MiB, ~35 ms to parse, ~15 ms to import PyYAML) as JSON. `previous`: the content
+    digest of an earlier version of the same file (the one a kept reading read): where an
+    entry's text is the same, its reading is taken from that version's (`yaml_entries`)."""
     cache = ParsedCache("apiref-yaml")
-    key = cache.key("parameters-yaml", [("text", content_digest(text.encode(
-        "utf-8", "surrogatepass")))]) if cache.on else None
+    key = _key(cache, content_digest(text.encode("utf-8", "surrogatepass"))) \
+        if cache.on else None
     found = _decoded(cache.get(key)) if key is not None else None
     if found is not None:
         return found
-    result = _parse(text)
+    entries = split_entries(text)
+    result = None
+    if entries is not None and previous is not None and key is not None:
+        result = _reparsed(entries, cache.get(_key(cache, previous)))
+    if result is None:
+        result = _parse(text)
     if key is not None:
-        record = {"entries": [[k, v] for k, v in result.entries.items()],
-                  "lines": [[k, n] for k, n in result.lines.items()],
-                  "error": None if result.error is None else list(result.error),
-                  "duplicates": [list(d) for d in result.duplicates]}
-        try:  # exact only if it comes back equal (a date, a key that is no string in a
-            # value: not kept)
-            exact = json.loads(json.dumps(record, allow_nan=False)) == record
-        except (TypeError, ValueError, RecursionError):
-            exact = False
-        if exact:
-            cache.put(key, record)
+        _keep(cache, key, result, entries)
     return result
+
+
+def _key(cache: ParsedCache, digest: str) -> str:
+    return cache.key("parameters-yaml", [("text", digest)])
+
+
+def _keep(cache: ParsedCache, key: str, result: YamlFile, entries: list[Entry] | None) -> None:
+    record: dict[str, Any] = {
+        "entries": [[k, v] for k, v in result.entries.items()],
+        "lines": [[k, n] for k, n in result.lines.items()],
+        "error": None if result.error is None else list(result.error),
+        "duplicates": [list(d) for d in result.duplicates]}
+    if entries is not None and result.error is None and not result.duplicates and \
+            [entry.line for entry in entries] == list(result.lines.values()):
+        # One key where each entry's text starts: its digest beside its key, what a later
+        # version takes as it is.
+        record["chunks"] = [[entry.digest, k]
+                            for entry, k in zip(entries, result.lines, strict=True)]
+    try:  # exact only if it comes back equal (a date, a key that is no string in a
+        # value: not kept)
+        exact = json.loads(json.dumps(record, allow_nan=False)) == record
+    except (TypeError, ValueError, RecursionError):
+        exact = False
+    if exact:
+        cache.put(key, record)
+
+
+def _reparsed(entries: list[Entry], kept: Any) -> YamlFile | None:
+    """The file's reading from an earlier version's kept one (`kept`) where an entry's text
+    is the same, the other entries parsed together; None when that earlier reading is not
+    kept (or not one this tool wrote), or the result would not be what a parse of the whole
+    file gives (a key written twice, an entry that is not one key on its own)."""
+    try:
+        known = {str(digest): key for digest, key in kept["chunks"]}
+        values = {key: value for key, value in kept["entries"]}
+    except (TypeError, KeyError, ValueError):
+        return None
+    chosen = to_parse(entries, known)
+    parsed: dict[int, tuple[Any, Any]] = {}  # line -> (key, value)
+    if chosen:
+        part = _parse("".join(entry.text for entry in chosen))
+        starts, line = [], 1
+        for entry in chosen:
+            starts.append(line)
+            line += entry.text.count("\n")
+        if part.error is not None or part.duplicates or starts != list(part.lines.values()):
+            return None
+        parsed = {entry.line: item for entry, item in zip(chosen, part.entries.items(),
+                                                          strict=True)}
+    found: dict[Any, Any] = {}
+    lines: dict[Any, int] = {}
+    try:
+        for entry in entries:
+            if entry.line in parsed:
+                key, value = parsed[entry.line]
+            else:
+                key = known[entry.digest]
+                if key not in values:
+                    return None
+                value = values[key]
+            if key in found:
+                return None  # written twice: the whole file's parse says where
+            found[key], lines[key] = value, entry.line
+    except TypeError:  # a key no reading of YAML gives (a list): not written by this tool
+        return None
+    return YamlFile(found, lines, None)
 
 
 def _decoded(data: Any) -> YamlFile | None:
