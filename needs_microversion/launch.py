@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from needs_microversion import forked, streams
+from needs_microversion import collector, forked, streams
 from needs_microversion.collector import collector_paused
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def run() -> NoReturn:
     changes the code (`streams`)."""
     streams.make_usable()
     try:
-        code = main()
+        code = main(ends=True)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for it, no traceback
         streams.say("needs-microversion: interrupted")
         code = 130
@@ -67,7 +67,8 @@ def run() -> NoReturn:
     os._exit(code)
 
 
-def main() -> int:
+def main(ends: bool = False) -> int:
+    """`ends`: the process ends without finalisation once the command answers (`run`)."""
     args = sys.argv[1:]
     prepare_validation(args)
     # Imports make no cyclic garbage worth a collection: paused, they take 10% less.
@@ -80,6 +81,8 @@ def main() -> int:
         else:
             from needs_microversion.cli import main as run
         from needs_microversion import console
+    if ends and (diff is not None or check is not None):
+        collector.ends_at_once()
     if diff is not None:
         return console.guarded(lambda: console.diff(*diff))
     if check is not None:

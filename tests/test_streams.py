@@ -78,7 +78,7 @@ def test_an_interrupt_is_one_line(tmp_path: Path) -> None:
 
     done = subprocess.Popen([sys.executable, "-c", "import time, sys\n"
                              "from needs_microversion import launch\n"
-                             "launch.main = lambda: time.sleep(30)\nlaunch.run()"],
+                             "launch.main = lambda ends: time.sleep(30)\nlaunch.run()"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
     done.send_signal(signal.SIGINT)

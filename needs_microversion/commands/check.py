@@ -39,7 +39,7 @@ from collections.abc import Callable
 from functools import cache, partial
 from pathlib import Path
 
-from needs_microversion.collector import collector_paused
+from needs_microversion.collector import collector_paused, linger
 from needs_microversion.commands.baseline import Silencing, Standing, check_baseline, settle
 from needs_microversion.config import CONFIG_NAMES, Config, ServiceConfig, load_config, \
     parse_config
@@ -142,6 +142,7 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     readers: list[SideReader] = []
     try:
         if any(touches_api_code(changed, project) for project in CODE_PROJECTS):
+            new.files()  # listed once, here: the child starts with it, the plan needs it
             readers.append(SideReader(new, fork=True))  # the longest: started first
             readers.insert(0, SideReader(old))  # may fail (its version file): new is ended
         plan = plan_change(repo, old, new, request, changed)
@@ -179,6 +180,7 @@ def diff_targets(repo: Repo, old: Revision, new: Revision, request: CheckRequest
     settled = settle(documents, warnings, baseline,
                      tuple(in_worktree(new.name(path)) for path in plan.changed),
                      list_all=request.all_warnings, whole=not request.files)
+    linger(plan, sides, evidence, documents)  # the readings: never freed one by one
     return CheckResult(settled.documents, settled.warnings,
                        request.fail_on or plan.config.fail_on or DEFAULT_FAIL_ON,
                        settled.silencing, settled.standing)

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from needs_microversion.bookkeeping import bookkeeping
-from needs_microversion.collector import collector_paused
+from needs_microversion.collector import collector_paused, linger
 from needs_microversion.compare import compare, with_lines, with_removal_places
 from needs_microversion.config import (
     Acknowledgement, Config, ServiceConfig, load_config, parse_claim, service_for)
@@ -160,7 +160,9 @@ def _run_diff(request: DiffRequest, *, record: bool = False) -> Report:
         request.old, request.new, validate=request.validate, strict=request.strict,
         root=Path(request.root) if request.root else None)
     with validation:  # a failure below ends the child still validating
-        return _judged(request, old, new, validation)
+        report = _judged(request, old, new, validation)
+    linger(old, new)  # two documents' snapshots: never freed one by one
+    return report
 
 
 def run_snapshots(request: DiffRequest, old: Snapshot, new: Snapshot,

@@ -70,9 +70,10 @@ class ParsedCache:
         return entry.get("data")
 
     def put(self, key: str, data: Any) -> None:
-        try:
-            text = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"))
-        except (TypeError, ValueError):
+        try:  # data that holds itself ends in a RecursionError, not a check on each container
+            text = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"),
+                              check_circular=False)
+        except (TypeError, ValueError, RecursionError):
             return  # not plain data: not kept
         self._write(key, text)
 
@@ -82,7 +83,7 @@ class ParsedCache:
         out of one."""
         try:
             head = json.dumps({"format": _FORMAT, "data": data}, separators=(",", ":"))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             return
         self._write(key, f"{head}\n{text}")  # JSON as json.dumps writes it: one line
 

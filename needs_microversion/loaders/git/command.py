@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from needs_microversion.collector import linger
 from needs_microversion.errors import InputError
 
 # Switches for every program a read-only command could be made to run. Hooks, textconv and
@@ -135,6 +136,7 @@ def cached() -> Iterator[None]:
     try:
         yield
     finally:
+        linger(_CACHE)  # the blobs read: never freed one by one when the process ends now
         _CACHE = outer
 
 
