@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -41,6 +40,8 @@ from needs_microversion import forked
 from needs_microversion.documents.parsed import ParsedCache
 from needs_microversion.loaders.apiref.context import TreeContext
 from needs_microversion.loaders.apiref.include import Selection
+from needs_microversion.loaders.apiref.kept_operations import KeptOperations
+from needs_microversion.loaders.apiref.line_marks import LineMarks, exact, unmarked
 from needs_microversion.loaders.apiref.records import Code, Example, Row, Section, Table
 from needs_microversion.loaders.apiref.sections import read_sections
 from needs_microversion.loaders.apiref.tree import SourceFile, Tree
@@ -58,6 +59,7 @@ class KeptFiles:
         self.tree = tree
         self.write = write  # False: replay what is kept, keep nothing new
         self.cache = ParsedCache("apiref-files", keep=_KEEP)
+        self.operations = KeptOperations(_KEEP)
         # what was read here, to keep: (key, sections, log, versions, outside names)
         self.pending: list[tuple[str, list[Section], list[tuple[Any, ...]], list[Version],
                                  list[str]]] = []
@@ -129,6 +131,7 @@ class KeptFiles:
                 continue
             if found is not None:
                 self.cache.put_text(key, found[0], found[1])
+                self.operations.write(key, found[2])  # what was built from its sections
 
 
 def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> list[Section]:
@@ -140,7 +143,8 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
     found = kept.cache.get_text(key)
     replayed = _replayed(*found, ctx, kept) if found is not None else None
     if replayed is not None:
-        return replayed
+        kept.operations.note(key, replayed[0], replayed[1])
+        return replayed[0]
     if not kept.write:
         return read_sections(file, ctx)
     log: list[tuple[Any, ...]] = []
@@ -152,13 +156,15 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
     finally:
         ctx.log = ctx.tree.log = None
     kept.pending.append((key, sections, log, ctx.versions[versions:], ctx.outside[outside:]))
+    kept.operations.note(key, sections, None)
     return sections
 
 
 # -- a record ----------------------------------------------------------------------------------
 
 def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]],
-            versions: list[Version], outside: list[str]) -> tuple[Any, str] | None:
+            versions: list[Version], outside: list[str]
+            ) -> tuple[Any, str, LineMarks] | None:
     """The file's reading as kept: the files it read by content (the head, checked first),
     then the rest; None when some value has no exact JSON form (it is then read again
     each time)."""
@@ -199,7 +205,7 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
                             [list(v) for v in advertised]]])
     fields: dict[str, list[int]] = {}
     tables: list[Any] = []
-    mark = _Marks(inputs, kept)
+    mark = LineMarks(inputs, lambda rel: kept.tree.rel(kept.path(rel)))
     for written in events:
         if written[0] in ("w", "o"):
             written[1] = mark(written[1])
@@ -213,9 +219,9 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
                                     [[key, *found] for key, found in consulted.items()]]
                                    for rel, (digest, consulted) in sorted(inputs.items())],
                         "marks": mark.marks}
-    if not all(type(t) is dict and _exact(t) for t in tables) or not all(
-            _exact(key) for event in events if event[0] == "y" for _, key in event[4][3]) \
-            or not _exact(head):
+    if not all(type(t) is dict and exact(t) for t in tables) or not all(
+            exact(key) for event in events if event[0] == "y" for _, key in event[4][3]) \
+            or not exact(head):
         return None
     try:
         text = json.dumps(record, separators=(",", ":"), allow_nan=False)
@@ -223,58 +229,7 @@ def _record(kept: KeptFiles, sections: list[Section], log: list[tuple[Any, ...]]
         return None
     # Lines written anywhere else (a definition's text naming one): the lines must match.
     head["moves"] = not mark.elsewhere(text)
-    return head, text
-
-
-class _Marks:
-    """Where a record writes a definition's line (`parameters.yaml:3456`, in a row's
-    location, its definition, a warning's place), kept as a mark: the record holds when
-    the definitions it read moved (one added above them), and says their lines now."""
-
-    def __init__(self, inputs: dict[str, list[Any]], kept: KeptFiles) -> None:
-        self.index: dict[tuple[str, int], int] = {}
-        self.marks: list[list[Any]] = []  # [file, key, the file as locations name it]
-        for rel, (_, consulted) in sorted(inputs.items()):
-            shown = kept.tree.rel(kept.path(rel))  # from the tree's folder
-            for key, (present, _, line) in (consulted or {}).items():
-                if present and type(line) is int:
-                    self.index[shown, line] = len(self.marks)
-                    self.marks.append([rel, key, shown])
-        self.names = sorted({shown for _, _, shown in self.marks})
-        self.pattern = re.compile(r"(?<![\w./-])(" + "|".join(map(re.escape, self.names)) +
-                                  r"):(\d+)(?!\d)") if self.names else None
-
-    def __call__(self, text: str) -> str | list[Any]:
-        """The text, or [before, mark, after] where it names a definition's line."""
-        found = self.pattern.search(text) if self.pattern is not None else None
-        at = None if found is None else self.index.get((found.group(1), int(found.group(2))))
-        if found is None or at is None:
-            return text
-        return [text[:found.start()], at, text[found.end():]]
-
-    def elsewhere(self, text: str) -> bool:
-        """Whether the written record names a definition's line outside a mark."""
-        if self.pattern is None or not any(f"{shown}:" in text for shown in self.names):
-            return False  # the common case: a substring search, at C speed
-        return any((rel, int(line)) in self.index for rel, line in self.pattern.findall(text))
-
-
-
-def _exact(value: Any, depth: int = 0) -> bool:
-    """Whether JSON gives `value` back as it is: no tuple, no key that is no string, no
-    date, no NaN or infinity."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return True
-    if kind is float:
-        return value == value and value not in (float("inf"), float("-inf"))
-    if depth > 100:
-        return False
-    if kind is list:
-        return all(_exact(item, depth + 1) for item in value)
-    if kind is dict:
-        return all(type(key) is str and _exact(item, depth + 1) for key, item in value.items())
-    return False
+    return head, text, mark
 
 
 def _vr(versions: VersionRange) -> list[Any]:
@@ -282,7 +237,7 @@ def _vr(versions: VersionRange) -> list[Any]:
             None if versions.hi is None else list(versions.hi)]
 
 
-def _section(s: Section, fields: dict[str, list[int]], tables: list[Any], mark: _Marks
+def _section(s: Section, fields: dict[str, list[int]], tables: list[Any], mark: LineMarks
              ) -> list[Any]:
     def field_index(row: Row) -> int:
         # Rows of one definition (nova: 2,200 rows, 1,100 definitions) share its fields:
@@ -309,9 +264,9 @@ def _section(s: Section, fields: dict[str, list[int]], tables: list[Any], mark: 
 # -- replay ------------------------------------------------------------------------------------
 
 def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
-              ) -> list[Section] | None:
-    """The file's sections, its effects replayed on `ctx`; None (nothing replayed) when the
-    record is not valid here or not one this tool wrote."""
+              ) -> tuple[list[Section], list[str]] | None:
+    """The file's sections and its marks as now, its effects replayed on `ctx`; None
+    (nothing replayed) when the record is not valid here or not one this tool wrote."""
     replay: list[Callable[[], object]] = []
     try:
         found = _current(inputs, ctx, kept)
@@ -321,7 +276,7 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
         record = json.loads(text)
         for event in record["events"]:
             if event[0] in ("w", "o"):
-                event[1] = _unmarked(event[1], lines)
+                event[1] = unmarked(event[1], lines)
             effect = _effect(ctx, kept, event, current)
             if effect is None:
                 return None  # a name now finds another file (or none)
@@ -335,7 +290,7 @@ def _replayed(inputs: Any, text: str, ctx: TreeContext, kept: KeptFiles
         effect()
     ctx.versions.extend(versions)
     ctx.outside.extend(outside)
-    return sections
+    return sections, lines
 
 
 def _current(head: Any, ctx: TreeContext, kept: KeptFiles
@@ -366,14 +321,6 @@ def _current(head: Any, ctx: TreeContext, kept: KeptFiles
             lines[rel, key] = now.get(key)
         current[rel] = summary
     return current, [f"{shown}:{lines[rel, key]}" for rel, key, shown in head["marks"]]
-
-
-def _unmarked(value: Any, lines: list[str]) -> str:
-    """A text as kept (`_Marks`), with the line it marks as it is now."""
-    if isinstance(value, list):
-        before, at, after = value
-        return f"{_s(before)}{lines[at]}{_s(after)}"
-    return _s(value)
 
 
 def _effect(ctx: TreeContext, kept: KeptFiles, event: list[Any], current: dict[str, Any]
@@ -445,8 +392,8 @@ def _decode_section(data: list[Any], fields: list[Any], lines: list[str]) -> Sec
         method=_s(method), url=_s(url), title=_s(title), location=_s(location),
         versions=_range(versions), inferred_versions=_b(inferred), deprecated=_b(deprecated),
         tables=tuple(Table(_s(kind), _range(v), _b(ranged), _s(t_title), _b(first), tuple(
-            Row(_s(name), _s(where), fields[at], _s(_unmarked(r_location, lines)),
-                _s(_unmarked(definition, lines)), _range(r_versions), _b(r_inferred))
+            Row(_s(name), _s(where), fields[at], _s(unmarked(r_location, lines)),
+                _s(unmarked(definition, lines)), _range(r_versions), _b(r_inferred))
             for name, where, at, r_location, definition, r_versions, r_inferred in rows),
             _s(t_location)) for kind, v, ranged, t_title, first, rows, t_location in tables),
         codes=tuple(Code(int(status), _range(v), _s(text), _s(c_location))

@@ -111,7 +111,8 @@ def _load(source: Path, shown: str, display: str | None, keep_major: bool | None
         warnings.append(f"{where}: {message}")
 
     document = build_document(sections, title=display or str(source), version=max_version,
-                              warn=warn, keep_major=keep_major)
+                              warn=warn, keep_major=keep_major,
+                              built=None if kept is None else kept.operations)
     if ctx.advertised:
         document["info"][ADVERTISED_KEY] = str(max(ctx.advertised))
     unverified = {file.rel: what for file in tree.files if ".. needs:" in file.text

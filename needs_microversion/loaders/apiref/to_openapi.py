@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from needs_microversion.loaders.apiref import prose
 from needs_microversion.loaders.apiref.body import (
@@ -44,14 +44,27 @@ class _Group:
     sections: tuple[Section, ...]
 
 
+class Built(Protocol):
+    """Operations built before, found by their group and sections (`kept_operations`)."""
+
+    def get(self, method: str, path: str, action: str | None, sections: Sequence[Section]
+            ) -> tuple[dict[str, Any], list[tuple[str, str]]] | None: ...
+
+    def put(self, method: str, path: str, action: str | None, sections: Sequence[Section],
+            op: dict[str, Any], warned: list[tuple[str, str]]) -> None: ...
+
+
 def build_document(sections: Sequence[Section], *, title: str, version: str | None,
-                   warn: Warn, keep_major: bool | None = None) -> dict[str, Any]:
+                   warn: Warn, keep_major: bool | None = None,
+                   built: Built | None = None) -> dict[str, Any]:
+    """`built`: where operations built before are found (with the warnings they gave),
+    and where those built here are told of."""
     if keep_major is None:
         keep_major = _several_majors(sections, warn)
     paths: dict[str, dict[str, Any]] = {}
     for group in _groups(sections, keep_major, warn):
         key = f"{group.path}#{group.action}" if group.action else group.path
-        paths.setdefault(key, {})[group.method.lower()] = _operation(group, warn)
+        paths.setdefault(key, {})[group.method.lower()] = _built(group, warn, built)
     info: dict[str, Any] = {"title": title, "version": version or "unversioned"}
     if keep_major:
         info[MAJORS_KEY] = True
@@ -145,6 +158,26 @@ def _action(section: Section, warn: Warn) -> str:
 
 
 # -- one operation ------------------------------------------------------------------------
+def _built(group: _Group, warn: Warn, built: Built | None) -> dict[str, Any]:
+    """The group's operation: as built before, its warnings said again, or built here."""
+    found = None if built is None else built.get(group.method, group.path, group.action,
+                                                 group.sections)
+    if found is not None:
+        for where, message in found[1]:
+            warn(where, message)
+        return found[0]
+    warned: list[tuple[str, str]] = []
+
+    def said(where: str, message: str) -> None:
+        warned.append((where, message))
+        warn(where, message)
+
+    op = _operation(group, warn if built is None else said)
+    if built is not None:
+        built.put(group.method, group.path, group.action, group.sections, op, warned)
+    return op
+
+
 def _operation(group: _Group, warn: Warn) -> dict[str, Any]:
     first = group.sections[0]
     tables = _union(group.sections)

@@ -353,3 +353,47 @@ def test_a_replayed_file_is_never_scanned(tmp_path: Path, cache: Path,
                         lambda text: scanned.append(text.splitlines()[0]) or real(text))
     _same(_load(folder, keep=True), fresh)
     assert sorted(scanned) == ["API", "Third"]
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The operations built afresh (not taken as kept), by title."""
+    from needs_microversion.loaders.apiref import to_openapi
+
+    made: list[str] = []
+    real = to_openapi._operation
+
+    def spy(group, warn):  # type: ignore[no-untyped-def]
+        made.append(group.sections[0].title)
+        return real(group, warn)
+
+    monkeypatch.setattr(to_openapi, "_operation", spy)
+    return made
+
+
+@pytest.mark.parametrize("change, again", [
+    ({"a.inc": _inc("First", "/a", "  - size: size")}, ["First"]),
+    # a definition added above the others: their lines move, no operation is built again
+    ({"parameters.yaml": "added:\n  in: body\n  type: string\n  description: New.\n" + PARAMS},
+     []),
+    # the definitions change: both files are read again, both operations built
+    ({"parameters.yaml": PARAMS.replace("The size.", "The size, in GiB.")},
+     ["First", "Second"]),
+])
+def test_a_replayed_file_s_operations_are_not_built_again(
+        tmp_path: Path, cache: Path, built: list[str], change: dict[str, str],
+        again: list[str]) -> None:
+    old = _tree(tmp_path / "old", _files())
+    new = _tree(tmp_path / "new", {**_files(), **change})
+    fresh = _load(new, keep=False)
+    _load(old, keep=True)
+    built.clear()
+    found = _load(new, keep=True)
+    _same(found, fresh)  # the warnings the builds gave too, in order
+    assert built == again
+    if "added:" in change.get("parameters.yaml", ""):
+        assert any("parameters.yaml:" in json.dumps(op) for op in found.document["paths"]
+                   ["/b"].values())  # the lines as now, not as kept
+    built.clear()
+    _same(_load(new, keep=True), fresh)
+    assert built == []
