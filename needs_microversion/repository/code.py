@@ -76,7 +76,8 @@ def code_reading(revision: Revision, keep: list[Callable[[], None]] | None = Non
         return None
     # The document's walk goes with it: to the side built of it (in this process, or the
     # one a child answers), and to the cache (a base side is read on every commit of a branch).
-    reading = CodeReading(contract.document, contract.unread, _walked(contract.document))
+    reading = CodeReading(contract.document, contract.unread,
+                          contract.marks or _walked(contract.document))
     entry = {"reading": {"document": reading.document,
                          "unread": [[u.file, u.line, u.reason] for u in reading.unread]},
              "inputs": revision.blob_ids(contract.inputs),

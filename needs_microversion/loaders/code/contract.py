@@ -23,7 +23,7 @@ from needs_microversion.loaders.code.interpreter import Interpreter
 from needs_microversion.loaders.code.output import Converter
 from needs_microversion.loaders.code.records import CodeContract, Unread
 from needs_microversion.loaders.code.source import Read, ReadMany, SourceTree
-from needs_microversion.loaders.code.to_openapi import build_document
+from needs_microversion.loaders.code.to_openapi import build_document, written_marks_of
 from needs_microversion.loaders.code.values import BudgetExceeded
 from needs_microversion.model.versions import Version, parse_version
 
@@ -78,7 +78,7 @@ def read_code_contract(read: Read, listing: Sequence[str], *,
     except BudgetExceeded as exc:
         raise InputError(f"the code contract could not be read: {exc}", where) from None
     found = {(u.file, u.line, u.reason): u for u in [*unread, *converter.unread.values()]}
-    return CodeContract(project, operations, document,
+    return CodeContract(project, operations, document, written_marks_of(document, converter),
                         unread=tuple(sorted(found.values(), key=lambda u: (u.file, u.line))),
                         symbolic=tuple(sorted(converter.symbolic)),
                         inputs=tuple(sorted(source.inputs)),

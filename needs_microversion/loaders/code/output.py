@@ -15,7 +15,7 @@ from typing import Any
 
 from needs_microversion.loaders.code.records import Unread
 from needs_microversion.loaders.code.values import Opaque, Symbolic
-from needs_microversion.model.extensions import LOCATION_KEY, OPAQUE_KEY
+from needs_microversion.model.extensions import LOCATION_KEY, OPAQUE_KEY, OPENSTACK_KEY
 
 _MAX_DEPTH = 100
 _MAX_NODES = 2_000_000  # a document far larger than nova's (~60,000 schema nodes)
@@ -37,6 +37,14 @@ class Converter:
         self._nodes = 0
         self.unread: dict[int, Unread] = {}
         self.symbolic: set[str] = set()
+        # Whether the code's data holds an `x-openstack` or a `$ref` key anywhere: then the
+        # document is walked for its microversion marks, not told them by its writer.
+        self.extended = False
+        self._made: set[int] = set()  # ids of the containers converting gave (kept alive)
+
+    def made(self, value: Any) -> bool:
+        """Whether `value` is what converting some value gave (the code's own data)."""
+        return id(value) in self._made
 
     def origin(self, value: Any) -> str | None:
         found = self._origins.get(id(value))
@@ -69,6 +77,7 @@ class Converter:
         finally:
             self._active.discard(id(value))
         self._memo[id(value)] = (value, result)
+        self._made.add(id(result))
         return result
 
     def _container(self, value: Any, depth: int, located: bool = True) -> Any:
@@ -80,6 +89,8 @@ class Converter:
                     inner if type(inner) in _SCALARS and not (
                         type(inner) is str and "#" in inner)
                     else self.convert(inner, depth + 1, located=key not in _SCHEMA_MAPS))
+            if OPENSTACK_KEY in value or "$ref" in value:
+                self.extended = True
             where = self.origin(value) if located else None
             if where is not None:
                 result[LOCATION_KEY] = where

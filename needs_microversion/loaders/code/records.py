@@ -13,9 +13,12 @@ nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from needs_microversion.model.versions import FLOOR, Version, VersionRange
+
+if TYPE_CHECKING:
+    from needs_microversion.loaders.openapi.version_warnings import Marks
 
 _TOP = Version(2**31, 0)
 
@@ -96,6 +99,7 @@ class CodeContract:
     project: str  # "nova", "masakari"
     operations: tuple[CodeOperation, ...]
     document: dict[str, Any] = field(repr=False)
+    marks: Marks | None = None  # the document's microversion marks (None: walk it)
     unread: tuple[Unread, ...] = ()
     symbolic: tuple[str, ...] = ()  # helper calls kept as `<name(args)#hash>`
     # What the reading depended on: the files read or looked for, the folders asked about

@@ -34,6 +34,7 @@ from needs_microversion.loaders.code.records import (
 from needs_microversion.model.extensions import (
     DISCRIMINATOR_KEY, LOCATION_KEY, OPENSTACK_KEY,
     CODE_KEY, QUERY_KEY, RANGE_UNDECLARED_KEY, REMOVED_KEY, UNDECLARED_KEY, version_ext)
+from needs_microversion.loaders.openapi.version_warnings import Marks, written_marks
 from needs_microversion.model.versions import ALL, Version, VersionRange
 
 _MEDIA = "application/json"
@@ -61,6 +62,30 @@ def build_document(project: str, operations: tuple[CodeOperation, ...],
     info = {"title": f"{project} (code)",
             "version": str(max_version) if max_version else "unversioned", CODE_KEY: True}
     return {"openapi": "3.1.0", "info": info, "paths": paths}
+
+
+def written_marks_of(document: dict[str, Any], converter: Converter) -> Marks | None:
+    """The document's microversion marks, from the nodes written here with `x-openstack`
+    (`_Out`): the code's own data (what `converter` made) holds none, unless it says so
+    (then None, and the document is walked)."""
+    if converter.extended:
+        return None
+    found = []
+    pending: list[Any] = [document["paths"]]
+    while pending:
+        node = pending.pop()
+        if converter.made(node):
+            continue
+        if type(node) is dict:
+            if OPENSTACK_KEY in node:
+                found.append(node)
+            pending.extend(value for value in node.values() if type(value) in _CONTAINERS)
+        else:
+            pending.extend(value for value in node if type(value) in _CONTAINERS)
+    return written_marks(found)
+
+
+_CONTAINERS = (dict, list)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ is a warning with file and line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from needs_microversion.model.extensions import (
     LOCATION_KEY, MAX_VERSION_KEYS, MIN_VERSION_KEYS, OPENSTACK_KEY, openstack_range)
 from needs_microversion.model.schema import canonical
 from needs_microversion.model.snapshot import Location
-from needs_microversion.model.versions import Version, version_problem
+from needs_microversion.model.versions import Version, VersionRange, version_problem
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,25 @@ def walk_marks(docs: list[tuple[Document, list[tuple[_Link, Mapping[str, Any]]] 
     """The marks of a document and the files it refers to, with their warnings: one walk
     per file (none for one given with its walk)."""
     marked = [(doc, openstack_nodes(doc) if nodes is None else nodes) for doc, nodes in docs]
-    ranges = [openstack_range(node) for _, nodes in marked for _, node in nodes]
-    return (Marks(frozenset(b for r in ranges for b in r.bounds()),
-                  max((v for r in ranges for v in (r.lo, r.hi) if v is not None), default=None)),
+    return (_marks(openstack_range(node) for _, nodes in marked for _, node in nodes),
             tuple(w for doc, nodes in marked for w in version_warnings(doc, nodes)))
+
+
+def written_marks(nodes: Iterable[Mapping[str, Any]]) -> Marks | None:
+    """The marks of a document the tool writes, from the nodes its writer gave `x-openstack`
+    (it knows them, and that no other node holds one); None when one cannot be read."""
+    ranges = []
+    for node in nodes:
+        if openstack_problems(node):
+            return None
+        ranges.append(openstack_range(node))
+    return _marks(ranges)
+
+
+def _marks(ranges: Iterable[VersionRange]) -> Marks:
+    ranges = list(ranges)
+    return Marks(frozenset(b for r in ranges for b in r.bounds()),
+                 max((v for r in ranges for v in (r.lo, r.hi) if v is not None), default=None))
 
 
 def openstack_problems(node: Mapping[str, Any]) -> list[str]:

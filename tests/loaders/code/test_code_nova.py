@@ -201,3 +201,29 @@ def test_nothing_is_bounded_below_the_first_microversion(
     assert not any(v.get(UNDECLARED_KEY) for v in body["oneOf"])
     assert paths["/widgets/{id}"]["get"][OPENSTACK_KEY] == {"min-ver": "2.3"}
     assert OPENSTACK_KEY not in paths["/widgets"]["get"]
+
+
+@pytest.mark.parametrize("edit, told", [
+    (lambda text: text, True),
+    # the code's data holds a `$ref` (or an `x-openstack`): the document is walked instead
+    (lambda text: text.replace("'required': ['name'],", "'required': ['name'], "
+                               "'$ref': '#/definitions/widget',"), False),
+    (lambda text: text.replace("'required': ['name'],", "'required': ['name'], "
+                               "'x-openstack': {'min-ver': '2.3'},"), False),
+])
+def test_the_writer_tells_the_marks_a_walk_finds(make_repo: Any, nova_files: dict[str, str],
+                                                 edit: Any, told: bool) -> None:
+    from needs_microversion.loaders.openapi.version_warnings import marks_of
+
+    schemas = "nova/api/openstack/compute/schemas/widgets.py"
+    files = {**nova_files, schemas: edit(nova_files[schemas]),
+             "nova/api/openstack/api_version_request.py":
+             "_MIN_API_VERSION = '2.1'\n_MAX_API_VERSION = '2.5'\n"}
+    contract = _contract(make_repo, files)
+    top = Path("/", "code")
+    walked = marks_of(Document(path=top, display="code:", root=top, text="",
+                               data=contract.document, format="code"))
+    assert (contract.marks is not None) is told
+    if told:
+        assert contract.marks == walked and walked is not None
+        assert walked.bounds  # the fixture's ranges start and stop somewhere
