@@ -271,3 +271,18 @@ def test_later_in_a_here_only_block_is_done_here() -> None:
     with forked.here_only():
         later = forked.Later(os.getpid)
     assert later.child is None and later() == os.getpid()
+
+
+def test_work_no_one_waits_for_yields_the_processor(tmp_path: Path) -> None:
+    """A child's answer is worked out at this process's priority; what it keeps after
+    answering, and work done aside, at a lower one (`forked._behind`)."""
+    here = os.nice(0)
+    answered, kept, aside = tmp_path / "answered", tmp_path / "kept", tmp_path / "aside"
+    child = forked.start(lambda: answered.write_text(str(os.nice(0))),
+                         after=lambda: kept.write_text(str(os.nice(0))))
+    assert child is not None
+    forked.result(child)
+    assert forked.aside(lambda: aside.write_text(str(os.nice(0))))
+    forked.wait_answered()
+    assert int(answered.read_text()) == here
+    assert int(kept.read_text()) == int(aside.read_text()) == min(here + forked._BEHIND, 19)
