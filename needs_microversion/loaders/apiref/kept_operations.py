@@ -19,10 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from needs_microversion.documents.parsed import ParsedCache
-from needs_microversion.model.extensions import LOCATION_KEY
 from needs_microversion.loaders.apiref.line_marks import LineMarks, exact, unmarked
 from needs_microversion.loaders.apiref.records import Section
-
+from needs_microversion.model.extensions import LOCATION_KEY
 
 Built = tuple[dict[str, Any], list[tuple[str, str]]]  # an operation, the warnings it gave
 _TOKEN = re.compile(r"\\u0000(\d+)\\u0000")  # a mark in an operation's JSON text
@@ -96,11 +95,10 @@ class KeptOperations:
     def _signature(self, method: str, path: str, action: str | None,
                    sections: Sequence[Section]) -> tuple[str, str] | None:
         origins = [self._origin.get(id(section)) for section in sections]
-        if not origins or None in origins or len({o[0] for o in origins if o}) != 1:
-            return None
-        places = [o[1] for o in origins if o]
-        key = origins[0][0] if origins[0] else ""
-        return key, json.dumps([method, path, action, places])
+        known = [origin for origin in origins if origin is not None]
+        if not known or len(known) < len(origins) or len({key for key, _ in known}) > 1:
+            return None  # a section of no kept file, or of several
+        return known[0][0], json.dumps([method, path, action, [place for _, place in known]])
 
     def _entry(self, key: str) -> dict[str, Any] | None:
         if key not in self._entries:
