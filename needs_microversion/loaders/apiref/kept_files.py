@@ -131,7 +131,8 @@ class KeptFiles:
                 continue
             if found is not None:
                 self.cache.put_text(key, found[0], found[1])
-                self.operations.write(key, found[2])  # what was built from its sections
+                # what was built from its sections, kept by this very record
+                self.operations.write(key, record_id(key, found[0], found[1]), found[2])
 
 
 def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> list[Section]:
@@ -142,8 +143,8 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
         return read_sections(file, ctx)
     found = kept.cache.get_text(key)
     replayed = _replayed(*found, ctx, kept) if found is not None else None
-    if replayed is not None:
-        kept.operations.note(key, replayed[0], replayed[1])
+    if found is not None and replayed is not None:
+        kept.operations.note(record_id(key, *found), replayed[0], replayed[1])
         return replayed[0]
     if not kept.write:
         return read_sections(file, ctx)
@@ -158,6 +159,14 @@ def read_file(file: SourceFile, ctx: TreeContext, kept: KeptFiles | None) -> lis
     kept.pending.append((key, sections, log, ctx.versions[versions:], ctx.outside[outside:]))
     kept.operations.note(key, sections, None)
     return sections
+
+
+def record_id(key: str, head: Any, text: str) -> str:
+    """One record as written (several readings share a key, and processes write it in
+    turn): what is kept beside it is kept by this."""
+    marks = json.dumps(head.get("marks") if isinstance(head, dict) else None)
+    return hashlib.sha256(f"{key}\0{marks}\0{text}".encode("utf-8", "surrogatepass")
+                          ).hexdigest()
 
 
 # -- a record ----------------------------------------------------------------------------------

@@ -34,15 +34,15 @@ class KeptOperations:
 
     def __init__(self, keep: int) -> None:
         self.cache = ParsedCache("apiref-operations", keep=keep)
-        self._origin: dict[int, tuple[str, int]] = {}  # id(section) -> (record key, place)
+        self._origin: dict[int, tuple[str, int]] = {}  # id(section) -> (record, place)
         self._sections: list[Sequence[Section]] = []  # alive, so that each id stays its own
         self._lines: dict[str, list[str]] = {}  # a replayed record's marks, as they are now
         self._entries: dict[str, dict[str, Any] | None] = {}
         self.built: dict[str, list[tuple[str, dict[str, Any], list[tuple[str, str]]]]] = {}
 
     def note(self, key: str, sections: Sequence[Section], lines: list[str] | None) -> None:
-        """The sections of the file whose record is `key`: replayed (its marks as now) or
-        read afresh (None)."""
+        """The sections of a file: replayed (`key` the record's id, `lines` its marks as
+        now), or read afresh (`key` its record's key, `lines` None)."""
         self._sections.append(sections)
         for place, section in enumerate(sections):
             self._origin[id(section)] = (key, place)
@@ -75,9 +75,11 @@ class KeptOperations:
         if found is not None and found[0] not in self._lines:  # a file read afresh
             self.built.setdefault(found[0], []).append((found[1], op, warned))
 
-    def write(self, key: str, marks: LineMarks) -> None:
-        """Keep what was built from the file whose record `key` was just made (`marks`:
-        where its lines are marks); nothing when anything has no exact kept form."""
+    def write(self, key: str, record: str, marks: LineMarks) -> None:
+        """Keep what was built from the file whose record (`key`, its id `record`) was
+        just made, `marks` where its lines are marks; nothing when anything has no exact
+        kept form. Kept by the record's id: another reading kept under the same key (a
+        process reading another revision) never finds it."""
         entry: dict[str, Any] = {}
         for signature, op, warned in self.built.get(key, ()):
             if not exact(op) or not all(type(w) is str for pair in warned for w in pair):
@@ -90,7 +92,7 @@ class KeptOperations:
                 return
             entry[signature] = [text, said]
         if entry:
-            self.cache.put(self.cache.key("operations", [("record", key)]), entry)
+            self.cache.put(self.cache.key("operations", [("record", record)]), entry)
 
     def _signature(self, method: str, path: str, action: str | None,
                    sections: Sequence[Section]) -> tuple[str, str] | None:
@@ -100,11 +102,11 @@ class KeptOperations:
             return None  # a section of no kept file, or of several
         return known[0][0], json.dumps([method, path, action, [place for _, place in known]])
 
-    def _entry(self, key: str) -> dict[str, Any] | None:
-        if key not in self._entries:
-            found = self.cache.get(self.cache.key("operations", [("record", key)]))
-            self._entries[key] = found if isinstance(found, dict) else None
-        return self._entries[key]
+    def _entry(self, record: str) -> dict[str, Any] | None:
+        if record not in self._entries:
+            found = self.cache.get(self.cache.key("operations", [("record", record)]))
+            self._entries[record] = found if isinstance(found, dict) else None
+        return self._entries[record]
 
 
 def _said(text: Any, lines: list[str]) -> str:

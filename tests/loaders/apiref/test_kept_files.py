@@ -397,3 +397,23 @@ def test_a_replayed_file_s_operations_are_not_built_again(
     built.clear()
     _same(_load(new, keep=True), fresh)
     assert built == []
+
+
+def test_operations_kept_by_another_reading_of_a_file_are_not_taken(
+        tmp_path: Path, cache: Path, built: list[str]) -> None:
+    """Two readings of one file (the same text, a different example) are kept under one
+    record key, written in turn by processes reading other revisions (`history`): one
+    writes its record, the other its operations last. The operations are kept by the very
+    record they were built with, so the other's are never taken."""
+    one = _tree(tmp_path / "one", _files())
+    two = _tree(tmp_path / "two", _files(second_sample='{"name": "b", "size": 3}'))
+    fresh = _load(two, keep=False)
+    _load(one, keep=True)
+    operations = cache / "parsed-apiref-operations"
+    first = {path.name: path.read_bytes() for path in operations.glob("*.json")}
+    _load(two, keep=True)
+    for name, data in first.items():  # the first reading's operations written last
+        (operations / name).write_bytes(data)
+    built.clear()
+    _same(_load(two, keep=True), fresh)
+    assert built == []  # its own operations, kept beside its own record
