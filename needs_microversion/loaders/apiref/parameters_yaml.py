@@ -73,9 +73,9 @@ def load_yaml(text: str, previous: str | None = None) -> YamlFile:
     found = _decoded(cache.get(key)) if key is not None else None
     if found is not None:
         return found
-    entries = split_entries(text)
+    entries = split_entries(text) if key is not None else None  # only a kept reading uses them
     result = None
-    if entries is not None and previous is not None and key is not None:
+    if entries is not None and previous is not None:
         result = _reparsed(entries, cache.get(_key(cache, previous)))
     if result is None:
         result = _parse(text)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Container
-from itertools import pairwise
 from dataclasses import dataclass
+from itertools import pairwise
 
 
 # A key that begins a top-level entry: a plain scalar written at column 0, then `:` and a

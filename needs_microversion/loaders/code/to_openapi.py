@@ -209,8 +209,9 @@ def _query_parameters(pieces: list[Piece], out: _Out) -> list[dict[str, Any]]:
                 [(rng, {**_lean(out.converter.convert(schema)), **out.bounds(rng)})
                  for rng, schema, _, _ in merged]),
                                OPENSTACK_KEY: {DISCRIMINATOR_KEY: "microversion"}}
-        if out.ext(whole):
-            param[OPENSTACK_KEY] = out.ext(whole)
+        bounds = out.ext(whole)
+        if bounds:
+            param[OPENSTACK_KEY] = bounds
         parameters.append(param)
     return parameters
 
